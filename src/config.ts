@@ -1,0 +1,175 @@
+// Configuration is declared once (STYLE.md 8): every setting, its default and its check.
+// Only src/main.ts reads process.env and hands it to loadConfig; everything else receives Config.
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute base for URLs the service writes (302 Location); derived from the request when unset. */
+  publicBaseUrl: string | null;
+  /** Take the client IP from X-Forwarded-For (behind a load balancer). */
+  trustProxy: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** The page a /v1/metadata without `url` is redirected to. */
+  showcaseUrl: string;
+  /** Requests per window per client IP over /v1/metadata and /v1/cors-proxy; 0 disables. */
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+  redisUrl: string | null;
+
+  /** Lets upstream fetches reach loopback and private ranges: local development and tests only. */
+  allowPrivateNetworks: boolean;
+  /** Total deadline of one upstream fetch: connect, headers and body. */
+  fetchTimeoutMs: number;
+  connectTimeoutMs: number;
+  maxRedirects: number;
+  /** Page bytes read at most, counted after decompression. */
+  maxPageBytes: number;
+  /** Proxied image bytes at most. */
+  maxImageBytes: number;
+  userAgent: string;
+  /** Upstream fetches in flight per instance, and how many more may wait for a slot. */
+  maxConcurrentFetches: number;
+  fetchQueueMax: number;
+  /** Extra PEM CA certificate(s) trusted for upstream TLS, beside the system roots. */
+  upstreamCaFile: string | null;
+
+  cacheTtlMs: number;
+  cacheFailureTtlMs: number;
+  cacheMaxEntries: number;
+  cacheMaxBytes: number;
+
+  /** Time the image, favicon and safety enrichment may add to an uncached answer. */
+  enrichBudgetMs: number;
+  /** Probe image and favicon bytes (off for benchmarks against peers that do not). */
+  probeImages: boolean;
+  safetyAdultList: string | null;
+  safetyThreatList: string | null;
+  safeBrowsingApiKey: string | null;
+  safeBrowsingUrl: string;
+
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`Invalid setting ${setting}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_PUBLIC_URL = 'https://github.com/linkpeek/linkpeek';
+
+type Env = Record<string, string | undefined>;
+
+/** Builds a Config from environment-style strings; throws ConfigError naming the first bad setting. */
+export function loadConfig(env: Env = {}): Config {
+  const read = new Reader(env);
+  return {
+    port: read.int('PORT', 3000, { min: 0, max: 65535 }),
+    host: read.string('HOST', '0.0.0.0'),
+    publicBaseUrl: read.httpUrlOrNull('PUBLIC_BASE_URL'),
+    trustProxy: read.bool('TRUST_PROXY', false),
+    logLevel: read.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    // A public page rich in og and twitter tags (SPEC.md: the 302 "default showcase page").
+    showcaseUrl: read.httpUrl('SHOWCASE_URL', 'https://github.com/'),
+    rateLimitMax: read.int('RATE_LIMIT_MAX', 20, { min: 0 }),
+    rateLimitWindowMs: read.int('RATE_LIMIT_WINDOW_MS', 10_000, { min: 1 }),
+    redisUrl: read.redisUrlOrNull('REDIS_URL'),
+
+    allowPrivateNetworks: read.bool('ALLOW_PRIVATE_NETWORKS', false),
+    fetchTimeoutMs: read.int('FETCH_TIMEOUT_MS', 8_000, { min: 1 }),
+    connectTimeoutMs: read.int('CONNECT_TIMEOUT_MS', 3_000, { min: 1 }),
+    maxRedirects: read.int('MAX_REDIRECTS', 5, { min: 0, max: 20 }),
+    maxPageBytes: read.int('MAX_PAGE_BYTES', 2 * 1024 * 1024, { min: 1024 }),
+    maxImageBytes: read.int('MAX_IMAGE_BYTES', 8 * 1024 * 1024, { min: 1024 }),
+    userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
+    maxConcurrentFetches: read.int('MAX_CONCURRENT_FETCHES', 64, { min: 1 }),
+    fetchQueueMax: read.int('FETCH_QUEUE_MAX', 256, { min: 0 }),
+    upstreamCaFile: read.stringOrNull('UPSTREAM_CA_FILE'),
+
+    cacheTtlMs: read.int('CACHE_TTL_MS', 12 * 60 * 60 * 1000, { min: 0 }),
+    cacheFailureTtlMs: read.int('CACHE_FAILURE_TTL_MS', 60_000, { min: 0 }),
+    cacheMaxEntries: read.int('CACHE_MAX_ENTRIES', 10_000, { min: 1 }),
+    cacheMaxBytes: read.int('CACHE_MAX_BYTES', 64 * 1024 * 1024, { min: 1024 }),
+
+    enrichBudgetMs: read.int('ENRICH_BUDGET_MS', 1_500, { min: 0 }),
+    probeImages: read.bool('PROBE_IMAGES', true),
+    safetyAdultList: read.stringOrNull('SAFETY_ADULT_LIST'),
+    safetyThreatList: read.stringOrNull('SAFETY_THREAT_LIST'),
+    safeBrowsingApiKey: read.stringOrNull('SAFE_BROWSING_API_KEY'),
+    safeBrowsingUrl: read.httpUrl('SAFE_BROWSING_URL', 'https://safebrowsing.googleapis.com/v4/threatMatches:find'),
+
+    shutdownGraceMs: read.int('SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
+  };
+}
+
+/** Parses one kind of value each; every failure names the setting. */
+class Reader {
+  constructor(private readonly env: Env) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  stringOrNull(name: string): string | null {
+    return this.raw(name) ?? null;
+  }
+
+  int(name: string, fallback: number, range: { min?: number; max?: number } = {}): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value)) throw new ConfigError(name, `"${value}" is not a whole number`);
+    const n = Number(value);
+    if (!Number.isSafeInteger(n)) throw new ConfigError(name, `"${value}" is too large`);
+    if (range.min !== undefined && n < range.min) throw new ConfigError(name, `must be at least ${range.min}`);
+    if (range.max !== undefined && n > range.max) throw new ConfigError(name, `must be at most ${range.max}`);
+    return n;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(value)) return true;
+    if (['false', '0', 'no', 'off'].includes(value)) return false;
+    throw new ConfigError(name, `"${value}" is not true or false`);
+  }
+
+  oneOf<const T extends readonly string[]>(name: string, fallback: T[number], allowed: T): T[number] {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!allowed.includes(value)) throw new ConfigError(name, `"${value}" is not one of ${allowed.join(', ')}`);
+    return value;
+  }
+
+  httpUrl(name: string, fallback: string): string {
+    return this.httpUrlOrNull(name) ?? fallback;
+  }
+
+  httpUrlOrNull(name: string): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    const url = URL.parse(value);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new ConfigError(name, `"${value}" is not an absolute http(s) URL`);
+    }
+    return url.href;
+  }
+
+  redisUrlOrNull(name: string): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    const url = URL.parse(value);
+    if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+      throw new ConfigError(name, `"${value}" is not a redis:// or rediss:// URL`);
+    }
+    return value;
+  }
+}

@@ -1,0 +1,164 @@
+// Typed errors, and the one place where they become HTTP (STYLE.md 3 and 4).
+//
+// Every error the service raises on purpose is a LinkPeekError with a stable `code`. Only client
+// errors expose their message; anything else becomes a 500 whose body never shows a stack.
+// The body shape depends on the endpoint (SPEC.md "Errors"): the metadata endpoint answers
+// ValidationError for 400 and `{code, message}` otherwise; the image proxy answers `{error}`.
+
+export type ErrorCode =
+  | 'INVALID_INPUT'
+  | 'MISSING_URL'
+  | 'NOT_FOUND'
+  | 'RATE_LIMITED'
+  | 'FETCH_FAILED'
+  | 'FETCH_TIMEOUT'
+  | 'OVERLOADED'
+  | 'PROXY_REJECTED'
+  | 'FETCH_LOOP';
+
+export interface FieldProblem {
+  /** Where the problem is, e.g. ['query', 'url']. */
+  path: string[];
+  message: string;
+}
+
+export abstract class LinkPeekError extends Error {
+  abstract readonly code: ErrorCode;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The request itself is wrong: a bad parameter. One entry per problem. */
+export class InvalidInput extends LinkPeekError {
+  readonly code = 'INVALID_INPUT';
+  constructor(readonly problems: FieldProblem[]) {
+    super(problems.map((p) => `${p.path.at(-1) ?? 'request'}: ${p.message}`).join('; '));
+  }
+}
+
+/** `/v1/metadata` without `url`: answered with a 302 to the showcase page (SPEC.md notes 1). */
+export class MissingUrl extends LinkPeekError {
+  readonly code = 'MISSING_URL';
+  constructor() {
+    super('url is required');
+  }
+}
+
+export class NotFound extends LinkPeekError {
+  readonly code = 'NOT_FOUND';
+  constructor(path: string) {
+    super(`No such endpoint: ${path}`);
+  }
+}
+
+export class RateLimited extends LinkPeekError {
+  readonly code = 'RATE_LIMITED';
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too many requests; retry in ${retryAfterSeconds} seconds.`);
+  }
+}
+
+/**
+ * The upstream could not be fetched. The public message is the same for every reason (DNS
+ * failure, blocked address, refused connection, TLS, upstream status...) so the API cannot be
+ * used as a port scanner; `reason` is for logs only.
+ */
+export class FetchFailed extends LinkPeekError {
+  readonly code: ErrorCode = 'FETCH_FAILED';
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super('The page could not be fetched.', options);
+  }
+}
+
+/** The total deadline of one upstream fetch passed (connect, headers or body). */
+export class FetchTimeout extends FetchFailed {
+  override readonly code: ErrorCode = 'FETCH_TIMEOUT';
+}
+
+/** Too many upstream fetches in flight and queued on this instance. */
+export class Overloaded extends LinkPeekError {
+  readonly code = 'OVERLOADED';
+  constructor() {
+    super('The service is busy; retry in a second.');
+  }
+}
+
+/** A request that carries our own `Via`: the service would be fetching itself. */
+export class FetchLoop extends LinkPeekError {
+  readonly code = 'FETCH_LOOP';
+  constructor() {
+    super('Requests from LinkPeek itself are refused (fetch loop).');
+  }
+}
+
+/** The proxy refused the upstream's answer: not an image, empty, or an unsupported format. */
+export class ProxyRejected extends LinkPeekError {
+  readonly code = 'PROXY_REJECTED';
+}
+
+/** Which body shape an endpoint speaks (SPEC.md "Errors"). */
+export type ErrorSurface = 'metadata' | 'proxy';
+
+export interface HttpError {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+const noStore = { 'Cache-Control': 'no-store' };
+
+/** The single mapping from an error to an HTTP answer. */
+export function toHttpError(err: unknown, surface: ErrorSurface): HttpError {
+  if (!(err instanceof LinkPeekError)) {
+    return shaped(500, 'Internal server error.', surface, noStore);
+  }
+  switch (err.code) {
+    case 'INVALID_INPUT': {
+      const problems = (err as InvalidInput).problems;
+      if (surface === 'proxy') return { status: 400, body: { error: err.message }, headers: noStore };
+      return {
+        status: 400,
+        body: {
+          success: false,
+          errors: problems.map((p) => ({ code: 400, message: p.message, path: p.path })),
+        },
+        headers: noStore,
+      };
+    }
+    case 'RATE_LIMITED': {
+      const seconds = (err as RateLimited).retryAfterSeconds;
+      return shaped(429, err.message, surface, { 'Retry-After': String(seconds) });
+    }
+    case 'NOT_FOUND':
+      return shaped(404, err.message, surface, noStore);
+    case 'FETCH_FAILED':
+      if (surface === 'proxy') return shaped(502, 'The image could not be fetched.', surface, noStore);
+      return shaped(422, err.message, surface, noStore);
+    case 'FETCH_TIMEOUT':
+      if (surface === 'proxy') return shaped(504, 'The image took too long to fetch.', surface, noStore);
+      return shaped(422, 'The page took too long to fetch.', surface, noStore);
+    case 'OVERLOADED':
+      return shaped(503, err.message, surface, { ...noStore, 'Retry-After': '1' });
+    case 'FETCH_LOOP':
+      return shaped(surface === 'proxy' ? 400 : 422, err.message, surface, noStore);
+    case 'PROXY_REJECTED':
+      return shaped(400, err.message, surface, noStore);
+    case 'MISSING_URL':
+      // Only reachable on the proxy: the metadata route turns it into a 302 before this.
+      return shaped(400, 'url: is required', surface, noStore);
+  }
+}
+
+function shaped(
+  status: number,
+  message: string,
+  surface: ErrorSurface,
+  headers: Record<string, string>,
+): HttpError {
+  return { status, body: surface === 'proxy' ? { error: message } : { code: status, message }, headers };
+}
