@@ -1,0 +1,33 @@
+// The shape of one upstream fetch as the rest of the service sees it (DESIGN.md "safeFetch").
+
+export interface SafeFetchOptions {
+  /** Accept header (pages: policy.PAGE_ACCEPT; images: their own). */
+  accept?: string;
+  /** Extra request headers from policy.CALLER_HEADERS only (e.g. range). */
+  headers?: Record<string, string>;
+  /** Decoded body bytes read at most; past it the body ends early (`truncated` = true). */
+  maxBytes: number;
+  /** Aborts the whole fetch (client gone, enrichment budget over). */
+  signal?: AbortSignal;
+}
+
+export interface SafeFetchResponse {
+  /** The final URL after redirects. */
+  url: URL;
+  status: number;
+  /** Response headers, lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /**
+   * The decoded body, at most maxBytes. Iterate once. Ends early at the cap; the deadline or an
+   * abort surfaces as a thrown FetchTimeout / FetchFailed while iterating.
+   */
+  body: AsyncIterable<Uint8Array>;
+  /** True once the body stopped at maxBytes. */
+  readonly truncated: boolean;
+  /** Decoded bytes read so far. */
+  readonly bytesRead: number;
+  /** Closes the upstream (stream and slot) at once; idempotent; safe after the body ended. */
+  close(): void;
+}
+
+export type SafeFetch = (url: URL, options: SafeFetchOptions) => Promise<SafeFetchResponse>;

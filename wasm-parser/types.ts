@@ -1,0 +1,44 @@
+// What the head scanner hands to the rules: the raw tags of a page's head, in document order,
+// entity-decoded, before any interpretation. No URL logic here (DESIGN.md "wasm-parser/").
+
+/** One `<meta>` element. Attribute names are matched case-insensitively; values are raw text. */
+export interface RawMeta {
+  property: string | null;
+  name: string | null;
+  itemprop: string | null;
+  httpEquiv: string | null;
+  content: string | null;
+  /** `<meta charset>`, kept so the charset sniffer and tests can see it. */
+  charset: string | null;
+}
+
+/** One `<link>` element. */
+export interface RawLink {
+  rel: string;
+  href: string;
+  type: string | null;
+  sizes: string | null;
+}
+
+export interface RawTags {
+  metas: RawMeta[];
+  /** Text of the first `<title>`, joined across chunks; null when there is none. */
+  title: string | null;
+  links: RawLink[];
+  /** First `<base href>`, unresolved. */
+  baseHref: string | null;
+  /** `<html lang>`. */
+  lang: string | null;
+  /** `src` of every `<script>` before `<body>` (parking-page markers for the safety checks). */
+  scriptSrcs: string[];
+}
+
+export interface ScanResult {
+  tags: RawTags;
+  /** Bytes of the input consumed before the scan stopped (at the first `<body>` or the end). */
+  bytesConsumed: number;
+  /** True when the scan stopped at `<body>` rather than at the end of the input. */
+  stoppedAtBody: boolean;
+  /** The charset the bytes were decoded with (WHATWG label, e.g. "utf-8", "shift_jis"). */
+  charset: string;
+}
