@@ -1,0 +1,117 @@
+// Which charset turns a page's bytes into readable text, and the small parsers that feed that
+// choice (issue 3 "Any charset, aiming at readable text"). The order, strongest first:
+//   1. a byte order mark (WHATWG Encoding "decode": the BOM wins over every label);
+//   2. bytes that are valid UTF-8 are UTF-8, whatever is declared: real pages often declare a
+//      charset they are not stored in (the corpus has gb2312, windows-1251 and iso-8859-1 pages
+//      saved as UTF-8), and text that validates as UTF-8 is almost never anything else;
+//   3. the charset parameter of the HTTP Content-Type;
+//   4. the first `<meta charset>` / `<meta http-equiv=content-type>` before `<body>`, wherever it is
+//      (browsers re-decode when it comes after the first 1024 bytes, HTML "change the encoding");
+//   5. windows-1252 (the WHATWG default for an unknown locale).
+// lol-html in html-rewriter-wasm reads UTF-8 only (PITFALLS.md), so every other choice is decoded
+// with TextDecoder (full ICU here) and re-encoded as UTF-8 before it reaches the rewriter.
+
+export type CharsetBasis = 'bom' | 'valid-utf8' | 'http' | 'meta' | 'default';
+
+export interface ByteOrderMark {
+  charset: 'utf-8' | 'utf-16le' | 'utf-16be';
+  length: number;
+}
+
+/** The BOM at the start of `bytes`, or null (WHATWG Encoding "BOM sniff"). */
+export function sniffBom(bytes: Uint8Array): ByteOrderMark | null {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { charset: 'utf-8', length: 3 };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { charset: 'utf-16be', length: 2 };
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { charset: 'utf-16le', length: 2 };
+  return null;
+}
+
+const labelCache = new Map<string, string | null>();
+
+/**
+ * The WHATWG encoding name for a label ("Shift_JIS" → "shift_jis", "gb2312" → "gbk",
+ * "latin1" → "windows-1252"), or null when TextDecoder does not know it.
+ */
+export function encodingForLabel(label: string): string | null {
+  const key = label.trim().toLowerCase();
+  if (key === '') return null;
+  const cached = labelCache.get(key);
+  if (cached !== undefined) return cached;
+  let name: string | null;
+  try {
+    name = new TextDecoder(key).encoding;
+  } catch {
+    // x-user-defined and the "replacement" labels (iso-2022-kr, hz-gb-2312...) are not decodable
+    // here; x-user-defined is windows-1252 for text purposes (HTML "prescan" step 4).
+    name = key === 'x-user-defined' ? 'windows-1252' : null;
+  }
+  if (labelCache.size < 256) labelCache.set(key, name);
+  return name;
+}
+
+/**
+ * The encoding a label asks for when it is found in the page itself. A page cannot declare itself
+ * UTF-16 (its bytes would not be readable as ASCII to find the declaration), so HTML's prescan
+ * turns UTF-16 labels into UTF-8.
+ */
+export function encodingForDeclaredLabel(label: string): string | null {
+  const name = encodingForLabel(label);
+  return name === 'utf-16le' || name === 'utf-16be' ? 'utf-8' : name;
+}
+
+/** The charset parameter of a Content-Type header value (RFC 9110 8.3.1), unresolved. */
+export function charsetOfContentType(contentType: string | null | undefined): string | null {
+  if (!contentType) return null;
+  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(contentType);
+  const label = match?.[1] ?? match?.[2];
+  return label ? label.trim() : null;
+}
+
+/**
+ * HTML "algorithm for extracting a character encoding from a meta element": the label after
+ * `charset=` in a `<meta http-equiv=content-type content=...>`, quoted or not.
+ */
+export function charsetOfMetaContent(content: string): string | null {
+  const lower = content.toLowerCase();
+  let from = 0;
+  for (;;) {
+    const at = lower.indexOf('charset', from);
+    if (at < 0) return null;
+    let i = at + 'charset'.length;
+    while (isSpace(lower.charCodeAt(i))) i++;
+    if (lower[i] !== '=') {
+      from = at + 1;
+      continue;
+    }
+    i++;
+    while (isSpace(lower.charCodeAt(i))) i++;
+    const quote = content[i];
+    if (quote === '"' || quote === "'") {
+      const close = content.indexOf(quote, i + 1);
+      return close < 0 ? null : content.slice(i + 1, close);
+    }
+    let end = i;
+    while (end < content.length && !isSpace(content.charCodeAt(end)) && content[end] !== ';') end++;
+    return end > i ? content.slice(i, end) : null;
+  }
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d;
+}
+
+/**
+ * How many bytes at the end of `bytes` are the start of a UTF-8 sequence that the next chunk may
+ * complete (0–3). Only the lead byte's promise is checked; validity is isUtf8's job.
+ */
+export function incompleteUtf8Tail(bytes: Uint8Array): number {
+  const n = bytes.length;
+  // Look back over at most three bytes for the lead byte of the last sequence.
+  for (let back = 1; back <= 3 && back <= n; back++) {
+    const b = bytes[n - back]!;
+    if ((b & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
+    const need = b >= 0xf0 && b <= 0xf4 ? 4 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xc2 && b < 0xe0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}

@@ -1,0 +1,144 @@
+// The lol-html handlers of one scan pass: they copy raw tags out of the rewriter into a RawTags
+// value, in document order, until the first `<body>` start tag (issue 3). lol-html offers no stop
+// call and finishes the current chunk after the `<body>` handler ran, so every handler checks
+// `stopped` first (PITFALLS.md: without that guard a body og:title overwrote the head's).
+
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
+import type { Element, HTMLRewriter, TextChunk } from 'html-rewriter-wasm';
+import type { RawLink, RawMeta, RawTags } from './types.js';
+import { charsetOfMetaContent } from './charset.js';
+
+/**
+ * Bounds on what one document may put into RawTags; the fetcher's byte cap bounds the input, these
+ * bound the copies. Far above real pages (the corpus's largest head has 392 metas, 126 links).
+ */
+export const COLLECT_LIMITS = {
+  metas: 2000,
+  links: 1000,
+  scriptSrcs: 500,
+  /** Characters of `<title>` text kept; the title normaliser cuts far shorter. */
+  titleChars: 64 * 1024,
+};
+
+export class TagCollector {
+  readonly tags: RawTags = { metas: [], title: null, links: [], baseHref: null, lang: null, scriptSrcs: [] };
+  /** Set by the first `<body>` start tag; nothing after it may change `tags`. */
+  stopped = false;
+  /** Label of the first charset declaration in a `<meta>` (charset= or http-equiv content-type). */
+  declaredCharset: string | null = null;
+  /** Called once, when the first charset declaration is seen. */
+  onCharsetDeclared: ((label: string) => void) | null = null;
+
+  private titleCount = 0;
+  private titleParts: string[] = [];
+  private titleLength = 0;
+  private htmlSeen = false;
+
+  /** Registers the handlers on a fresh rewriter. */
+  attach(rewriter: HTMLRewriter): void {
+    rewriter.on('body', { element: () => void (this.stopped = true) });
+    rewriter.on('meta', { element: (e) => this.meta(e) });
+    rewriter.on('title', { element: () => void this.titleCount++, text: (t) => this.titleText(t) });
+    rewriter.on('link', { element: (e) => this.link(e) });
+    rewriter.on('base', { element: (e) => this.base(e) });
+    rewriter.on('html', { element: (e) => this.html(e) });
+    rewriter.on('script[src]', { element: (e) => this.script(e) });
+  }
+
+  /** The collected tags; the title parts are joined and decoded here, once. */
+  finish(): RawTags {
+    if (this.titleCount > 0 && this.tags.title === null) {
+      this.tags.title = decodeText(this.titleParts.join(''));
+      this.titleParts = [];
+    }
+    return this.tags;
+  }
+
+  private meta(e: Element): void {
+    if (this.stopped || this.tags.metas.length >= COLLECT_LIMITS.metas) return;
+    const meta: RawMeta = { property: null, name: null, itemprop: null, httpEquiv: null, content: null, charset: null };
+    // One crossing for all attributes; names are compared lower-cased and the first of a repeated
+    // attribute wins (HTML tokenizer: duplicates are dropped).
+    for (const [rawName, value] of e.attributes) {
+      switch (rawName.toLowerCase()) {
+        case 'property': meta.property ??= decodeAttribute(value); break;
+        case 'name': meta.name ??= decodeAttribute(value); break;
+        case 'itemprop': meta.itemprop ??= decodeAttribute(value); break;
+        case 'http-equiv': meta.httpEquiv ??= decodeAttribute(value); break;
+        case 'content': meta.content ??= decodeAttribute(value); break;
+        case 'charset': meta.charset ??= decodeAttribute(value); break;
+      }
+    }
+    this.tags.metas.push(meta);
+    if (this.declaredCharset === null) {
+      const label =
+        meta.charset ??
+        (meta.httpEquiv?.trim().toLowerCase() === 'content-type' && meta.content !== null ? charsetOfMetaContent(meta.content) : null);
+      if (label !== null && label.trim() !== '') {
+        this.declaredCharset = label.trim();
+        this.onCharsetDeclared?.(this.declaredCharset);
+      }
+    }
+  }
+
+  private titleText(t: TextChunk): void {
+    // Text of the first <title> only: the element handler of a second <title> has already run
+    // (titleCount 2) before any of its text arrives.
+    if (this.stopped || this.titleCount !== 1 || this.titleLength >= COLLECT_LIMITS.titleChars) return;
+    const text = t.text;
+    if (text !== '') {
+      this.titleParts.push(text);
+      this.titleLength += text.length;
+    }
+  }
+
+  private link(e: Element): void {
+    if (this.stopped || this.tags.links.length >= COLLECT_LIMITS.links) return;
+    let rel: string | null = null;
+    let href: string | null = null;
+    let type: string | null = null;
+    let sizes: string | null = null;
+    for (const [rawName, value] of e.attributes) {
+      switch (rawName.toLowerCase()) {
+        case 'rel': rel ??= decodeAttribute(value); break;
+        case 'href': href ??= decodeAttribute(value); break;
+        case 'type': type ??= decodeAttribute(value); break;
+        case 'sizes': sizes ??= decodeAttribute(value); break;
+      }
+    }
+    // A link without rel or href names nothing the rules could use.
+    if (rel === null || href === null) return;
+    const link: RawLink = { rel, href, type, sizes };
+    this.tags.links.push(link);
+  }
+
+  private base(e: Element): void {
+    if (this.stopped || this.tags.baseHref !== null) return;
+    const href = e.getAttribute('href');
+    // HTML "frozen base URL": only the first <base> with an href counts.
+    if (href !== null) this.tags.baseHref = decodeAttribute(href);
+  }
+
+  private html(e: Element): void {
+    if (this.stopped || this.htmlSeen) return;
+    this.htmlSeen = true;
+    const lang = e.getAttribute('lang');
+    if (lang !== null) this.tags.lang = decodeAttribute(lang);
+  }
+
+  private script(e: Element): void {
+    if (this.stopped || this.tags.scriptSrcs.length >= COLLECT_LIMITS.scriptSrcs) return;
+    const src = e.getAttribute('src');
+    if (src !== null) this.tags.scriptSrcs.push(decodeAttribute(src));
+  }
+}
+
+/** lol-html hands attribute values raw (PITFALLS.md): decode character references. */
+function decodeAttribute(value: string): string {
+  return value.includes('&') ? decodeHTMLAttribute(value) : value;
+}
+
+/** RCDATA text (`<title>`) decodes references like body text. */
+function decodeText(value: string): string {
+  return value.includes('&') ? decodeHTML(value) : value;
+}

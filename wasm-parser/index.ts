@@ -1,0 +1,38 @@
+// The head scanner's entry point (DESIGN.md "wasm-parser/"): page bytes in, the raw tags of the
+// head out, reading no further than the first `<body>` start tag.
+
+import { HeadScanner } from './scanner.js';
+import type { ScanResult } from './types.js';
+
+export { HeadScanner, DEFAULT_BLOCK_SIZE, type HeadScannerOptions } from './scanner.js';
+export type { RawLink, RawMeta, RawTags, ScanResult } from './types.js';
+
+export interface ScanHeadOptions {
+  /** The response's Content-Type header; its charset parameter is one of the charset sources. */
+  contentType?: string | null;
+}
+
+/**
+ * Scans `source` until `<body>` or its end. Stops pulling from an iterable as soon as `<body>` is
+ * seen and calls its `return()` so the producer is released (the caller then closes the upstream).
+ * The WebAssembly rewriter is freed on every path.
+ */
+export async function scanHead(
+  source: AsyncIterable<Uint8Array> | Uint8Array,
+  options: ScanHeadOptions = {},
+): Promise<ScanResult> {
+  const scanner = new HeadScanner({ contentType: options.contentType ?? null });
+  try {
+    if (source instanceof Uint8Array) {
+      await scanner.write(source);
+    } else {
+      // `break` (and a throw) out of for-await calls the iterator's return().
+      for await (const chunk of source) {
+        if (await scanner.write(chunk)) break;
+      }
+    }
+    return await scanner.end();
+  } finally {
+    scanner.dispose();
+  }
+}
