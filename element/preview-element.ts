@@ -1,0 +1,133 @@
+// <linkpeek-preview>: renders one link-preview card in its shadow DOM (issue 7).
+//   data-url       a page URL: its Metadata is fetched from the API
+//   data-meta      Metadata JSON already at hand: rendered without any request (wins over data-url)
+//   data-endpoint  the API base URL; default: the origin component.js was loaded from
+//   data-layout    "card" (default) or "compact" (pure CSS, see styles.ts)
+// The state is exposed as a custom state: linkpeek-preview:state(loading|ready|error).
+import type { Metadata } from '../generated/types.gen.js';
+import { apiBase, fetchMetadata } from './api.js';
+import { CARD_HTML, ERROR_TITLE, SAFETY_LABELS } from './card-template.js';
+import { showImage } from './image-source.js';
+import { parseMetadata } from './metadata-guard.js';
+import { hostOf, httpUrl } from './safe-url.js';
+import { cardStyles } from './styles.js';
+
+type State = 'loading' | 'ready' | 'error';
+
+export class LinkPeekPreview extends HTMLElement {
+  static observedAttributes = ['data-url', 'data-meta', 'data-endpoint'];
+
+  #internals = this.attachInternals();
+  #root = this.attachShadow({ mode: 'open' });
+  #request: AbortController | undefined;
+  #queued = false;
+
+  constructor() {
+    super();
+    this.#root.adoptedStyleSheets = [cardStyles()];
+    this.#root.innerHTML = CARD_HTML;
+  }
+
+  connectedCallback() {
+    this.#schedule();
+  }
+
+  /** A removed element cancels its request (issue 7). */
+  disconnectedCallback() {
+    this.#request?.abort();
+    this.#request = undefined;
+  }
+
+  attributeChangedCallback() {
+    this.#schedule();
+  }
+
+  /** Several attribute changes in one task (or the upgrade's burst) make one render. */
+  #schedule() {
+    if (this.#queued) return;
+    this.#queued = true;
+    queueMicrotask(() => {
+      this.#queued = false;
+      if (this.isConnected) this.#update();
+    });
+  }
+
+  #update() {
+    this.#request?.abort();
+    this.#request = undefined;
+    const { meta, url, endpoint } = this.dataset;
+    const base = apiBase(endpoint);
+    const target = httpUrl(url);
+    if (meta != null) {
+      const metadata = parseMetadata(meta);
+      return metadata ? this.#ready(metadata, base) : this.#error(target);
+    }
+    if (!target || !base) return this.#error(target);
+    this.#loading(target);
+    const request = (this.#request = new AbortController());
+    fetchMetadata(base, target, request.signal).then((metadata) => {
+      if (request != this.#request) return; // superseded or removed meanwhile
+      this.#request = undefined;
+      if (metadata) this.#ready(metadata, base);
+      else this.#error(target);
+    });
+  }
+
+  #loading(target: string) {
+    this.#paint('loading', target, '', '', hostOf(target));
+  }
+
+  /** The error state keeps the link working whenever a page URL is known. */
+  #error(target: string | null) {
+    this.#paint('error', target, ERROR_TITLE, target ?? '', hostOf(target));
+  }
+
+  #ready(metadata: Metadata, base: string | null) {
+    const href = httpUrl(metadata.url);
+    const host = hostOf(href);
+    const title = metadata.title || host;
+    const tags = metadata.safety_tags ?? [];
+    this.#paint('ready', href, title, metadata.description ?? '', host);
+    const part = this.#part;
+    const badge = part('badge');
+    badge.textContent = tags.map((tag) => SAFETY_LABELS[tag]).join(' · ');
+    badge.hidden = !tags.length;
+    const media = part('media');
+    media.classList.toggle('blur', tags.includes('adult'));
+    const image = part('image') as HTMLImageElement;
+    image.alt = metadata.og['og:image:alt'] || metadata.twitter['twitter:image:alt'] || title;
+    showImage(image, media, httpUrl(metadata.image.url), base);
+    const favicon = part('favicon') as HTMLImageElement;
+    showImage(favicon, favicon, httpUrl(metadata.favicon.url), base);
+  }
+
+  /** Sets the state and the text pieces; every value goes in as text, every URL was checked. */
+  #paint(state: State, href: string | null, title: string, description: string, host: string) {
+    const part = this.#part;
+    const states = this.#internals.states;
+    states.clear();
+    states.add(state);
+    const card = part('card');
+    if (href) card.setAttribute('href', href);
+    else card.removeAttribute('href');
+    card.className = state == 'loading' ? 'l' : '';
+    card.ariaBusy = String(state == 'loading');
+    part('title').textContent = title;
+    const text = part('description');
+    text.textContent = description;
+    text.hidden = state != 'loading' && !description;
+    part('host').textContent = host;
+    part('badge').hidden = true;
+    const media = part('media');
+    const image = part('image') as HTMLImageElement;
+    const favicon = part('favicon') as HTMLImageElement;
+    for (const img of [image, favicon]) {
+      img.onerror = null;
+      img.removeAttribute('src');
+    }
+    media.hidden = state == 'error';
+    favicon.hidden = true;
+  }
+
+  #part = (name: string) => this.#root.querySelector(`[part=${name}]`) as HTMLElement;
+}

@@ -1,0 +1,18 @@
+// Only http(s) URLs may reach href and src (issue 7 "Untrusted data"): javascript:, data:,
+// blob:, file: and relative or malformed values are dropped, never rewritten.
+
+/** The absolute http(s) form of `value`, or null for anything else. */
+export function httpUrl(value: unknown): string | null {
+  if (typeof value != 'string') return null;
+  try {
+    const url = new URL(value);
+    return url.protocol == 'http:' || url.protocol == 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Host name shown on the card ("www." is noise to a reader). */
+export function hostOf(url: string | null): string {
+  return url ? new URL(url).hostname.replace(/^www\./, '') : '';
+}

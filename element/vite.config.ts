@@ -1,0 +1,46 @@
+// Builds the element to one minified ES module, dist/element/component.js (issue 7), and prints
+// its gzip size; the build fails above the 8 KB budget (test/element/bundle.test.ts checks too).
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { defineConfig, type Plugin } from 'vite';
+
+/** Issue 7: "component.js at most 8 KB gzip". */
+export const GZIP_BUDGET_BYTES = 8192;
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function gzipBudget(): Plugin {
+  return {
+    name: 'linkpeek-gzip-budget',
+    generateBundle(_options, bundle) {
+      for (const file of Object.values(bundle)) {
+        if (file.type != 'chunk') continue;
+        const bytes = Buffer.from(file.code);
+        const gzip = gzipSync(bytes, { level: 9 }).length;
+        const line = `${file.fileName}: ${bytes.length} bytes, ${gzip} bytes gzip (budget ${GZIP_BUDGET_BYTES})`;
+        if (gzip > GZIP_BUDGET_BYTES) this.error(`over the size budget: ${line}`);
+        console.log(line);
+      }
+    },
+  };
+}
+
+export default defineConfig({
+  root,
+  publicDir: false,
+  logLevel: 'warn',
+  plugins: [gzipBudget()],
+  build: {
+    outDir: 'dist/element',
+    emptyOutDir: true,
+    target: 'es2022',
+    reportCompressedSize: false,
+    lib: {
+      entry: 'element/index.ts',
+      formats: ['es'],
+      fileName: () => 'component.js',
+    },
+    // PITFALLS.md "Vite 8": library mode keeps whitespace in ES output without this.
+    rolldownOptions: { output: { minify: true } },
+  },
+});

@@ -1,0 +1,52 @@
+// GET /component.js and GET / (issue 7). Everything else passes to next().
+import type Koa from 'koa';
+import type { Config } from '../config.js';
+import { componentBundle, DEFAULT_BUNDLE_PATH } from './component-bundle.js';
+import { SHOWCASE_CSP, showcaseHtml } from './showcase-page.js';
+
+/** The bundle may change with each deploy; an hour bounds how long a stale copy lives (openapi.yaml). */
+const BUNDLE_CACHE_CONTROL = 'public, max-age=3600';
+const SHOWCASE_CACHE_CONTROL = 'public, max-age=300';
+
+export interface AssetOptions {
+  /** Where the built component.js is; tests point it at a missing file. */
+  bundlePath?: string;
+}
+
+export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Middleware {
+  const bundle = componentBundle(options.bundlePath ?? DEFAULT_BUNDLE_PATH);
+  const showcase = showcaseHtml(config.showcaseUrl);
+
+  return async (ctx, next) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+
+    if (ctx.path === '/component.js') {
+      const bytes = await bundle.read();
+      // A module script from another origin needs CORS; set here too so the element loads even
+      // if this middleware is mounted before the CORS one.
+      ctx.set('Access-Control-Allow-Origin', '*');
+      if (!bytes) {
+        ctx.status = 503;
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = { code: 503, message: 'component.js is not built; run npm run build:element' };
+        return;
+      }
+      ctx.set('Cache-Control', BUNDLE_CACHE_CONTROL);
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.type = 'application/javascript; charset=utf-8';
+      ctx.body = bytes;
+      return;
+    }
+
+    if (ctx.path === '/') {
+      ctx.set('Cache-Control', SHOWCASE_CACHE_CONTROL);
+      ctx.set('Content-Security-Policy', SHOWCASE_CSP);
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = showcase;
+      return;
+    }
+
+    return next();
+  };
+}
