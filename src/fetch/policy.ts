@@ -124,6 +124,13 @@ export function carriesOurVia(via: string | readonly string[] | undefined | null
   );
 }
 
+/**
+ * Statuses followed as redirects, by hand (Fetch Standard "redirect status"; RFC 9110 15.4). Each
+ * hop is re-checked like the first URL; at most config.maxRedirects (MAX_REDIRECTS, 5) are
+ * followed; one of these without a Location is a failure. 300 and 304 are answers, not redirects.
+ */
+export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
 /** The default Accept of a page fetch (the image proxy passes its own). */
 export const PAGE_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8';
 

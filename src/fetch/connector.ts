@@ -1,0 +1,74 @@
+// Where the socket connects: the last place a URL can lie about its host (STYLE.md 6). undici
+// calls this for every new connection (first request, every redirect hop, every reconnect), so
+// the address checks below see the address actually dialled, not one resolved earlier:
+//   1. an IP literal host is checked here, because undici skips `lookup` for literals
+//      (PITFALLS.md undici 7) — target.ts has refused them already, this is the second net;
+//   2. a name goes through guardLookup, which refuses the whole answer if any address is not
+//      public, inside net/tls.connect, so DNS rebinding (public when checked, 127.0.0.1 when
+//      dialled) has no window;
+//   3. once connected, the socket's remote address is checked once more (last net: it catches
+//      anything the two above missed, e.g. a resolver that answers differently per family).
+
+import fs from 'node:fs';
+import type { Socket } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import tls from 'node:tls';
+import { buildConnector } from 'undici';
+import type { Config } from '../config.js';
+import { BlockedAddressError, blockedReason, guardLookup, hostLiteral } from './address.js';
+
+export type Connector = buildConnector.connector;
+
+export interface ConnectorOptions {
+  /** The resolver (tests inject one; production uses dns.lookup). */
+  lookup?: LookupFunction;
+}
+
+/** A connector for undici's Agent that applies the address policy at connect time. */
+export function createGuardedConnector(
+  config: Pick<Config, 'allowPrivateNetworks' | 'connectTimeoutMs' | 'upstreamCaFile'>,
+  options: ConnectorOptions = {},
+): Connector {
+  const guard = !config.allowPrivateNetworks;
+  const lookup = guard ? guardLookup(options.lookup) : options.lookup;
+  const connect = buildConnector({
+    // undici only offers h2 in ALPN when the connector is built with it; the Agent's own allowH2
+    // is not passed down to a custom connector (undici 7.30 lib/core/connect.js).
+    allowH2: true,
+    timeout: config.connectTimeoutMs,
+    ...(lookup ? { lookup } : {}),
+    ...trustedCas(config.upstreamCaFile),
+  });
+
+  if (!guard) return connect;
+
+  return (opts, callback) => {
+    const literal = hostLiteral(opts.hostname);
+    const literalWhy = literal === null ? null : blockedReason(literal);
+    if (literal !== null && literalWhy !== null) {
+      callback(new BlockedAddressError(opts.hostname, literal, literalWhy), null);
+      return;
+    }
+    connect(opts, (err, socket) => {
+      if (err || !socket) return callback(err ?? new Error('no socket'), null);
+      const remote = (socket as Socket).remoteAddress;
+      const remoteWhy = remote === undefined ? 'socket has no remote address' : blockedReason(remote);
+      if (remoteWhy !== null) {
+        socket.destroy();
+        return callback(new BlockedAddressError(opts.hostname, remote ?? '', remoteWhy), null);
+      }
+      return callback(null, socket);
+    });
+  };
+}
+
+/**
+ * UPSTREAM_CA_FILE adds CA certificates beside the bundled roots (tests trust their self-signed
+ * upstream this way; verification is never turned off). Passing `ca` replaces Node's default
+ * store, so the roots are listed again. Without the setting, Node's default store is used as is,
+ * NODE_EXTRA_CA_CERTS included.
+ */
+function trustedCas(caFile: string | null): { ca?: string[] } {
+  if (caFile === null) return {};
+  return { ca: [...tls.rootCertificates, fs.readFileSync(caFile, 'utf8')] };
+}

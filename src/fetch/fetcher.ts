@@ -1,0 +1,196 @@
+// safeFetch: the one way LinkPeek talks to the internet (issue 4, DESIGN.md "upstream HTTP").
+//
+// Per fetch: a limiter slot (or Overloaded), one deadline over queue + connect + headers + body,
+// redirects followed by hand with every hop re-checked, the policy's request headers and nothing
+// from the client, decoded bytes counted against maxBytes. Per connection: the address guard of
+// connector.ts. Upstream status codes are not errors here: callers decide what a 404 means.
+
+import type { LookupFunction } from 'node:net';
+import { Agent } from 'undici';
+import type { Config } from '../config.js';
+import { FetchFailed } from '../errors.js';
+import { createGuardedConnector } from './connector.js';
+import { contentCodings, decodeBody } from './decode.js';
+import { toFetchError } from './failure.js';
+import { FetchLifetime } from './lifetime.js';
+import { FetchLimiter } from './limiter.js';
+import { CALLER_HEADERS, REDIRECT_STATUSES, requestHeaders } from './policy.js';
+import { targetProblem } from './target.js';
+import type { SafeFetch, SafeFetchOptions, SafeFetchResponse } from './types.js';
+
+export interface SafeFetchLogger {
+  warn(obj: object, msg?: string): void;
+}
+
+export interface SafeFetchDeps {
+  /** The DNS resolver (tests inject one; default dns.lookup). Its answers pass the address guard. */
+  lookup?: LookupFunction;
+  /** Told about refused targets: a blocked address or redirect is worth a look (SSRF probing). */
+  logger?: SafeFetchLogger;
+}
+
+export interface SafeFetchService {
+  safeFetch: SafeFetch;
+  /** The per-instance cap on upstream fetches (for metrics and /healthz). */
+  limiter: FetchLimiter;
+  /** Closes every upstream connection; fetches in flight fail. */
+  close(): Promise<void>;
+}
+
+type UndiciResponse = Awaited<ReturnType<Agent['request']>>;
+
+/** Bytes of a redirect's own body read to keep its connection reusable; past it, the connection closes. */
+const REDIRECT_BODY_DRAIN = 64 * 1024;
+
+export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeFetchService {
+  const agent = new Agent({
+    allowH2: true,
+    connect: createGuardedConnector(config, { lookup: deps.lookup }),
+    // undici's own timers are a second net under the total deadline, never the first.
+    headersTimeout: config.fetchTimeoutMs,
+    bodyTimeout: config.fetchTimeoutMs,
+  });
+  const limiter = new FetchLimiter(config.maxConcurrentFetches, config.fetchQueueMax);
+  const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks };
+
+  async function safeFetch(url: URL, options: SafeFetchOptions): Promise<SafeFetchResponse> {
+    const headers = { ...requestHeaders(config, options.accept), ...callerHeaders(options.headers) };
+    const lifetime = new FetchLifetime(config.fetchTimeoutMs, options.signal);
+    try {
+      lifetime.hold(await limiter.acquire(lifetime.signal));
+      const { finalUrl, response } = await followRedirects(url, headers, lifetime);
+      return readable(finalUrl, response, options.maxBytes, lifetime);
+    } catch (err) {
+      lifetime.end(err instanceof Error ? err : undefined);
+      throw toFetchError(err, 'request', lifetime);
+    }
+  }
+
+  /** GETs `start`, following at most config.maxRedirects redirects, each hop checked like the first. */
+  async function followRedirects(
+    start: URL,
+    headers: Record<string, string>,
+    lifetime: FetchLifetime,
+  ): Promise<{ finalUrl: URL; response: UndiciResponse }> {
+    const visited = new Set<string>();
+    let url = start;
+    for (let hop = 0; ; hop++) {
+      const problem = targetProblem(url, targetOptions);
+      if (problem !== null) {
+        deps.logger?.warn({ url: url.href, hop, problem }, 'upstream target refused');
+        throw new FetchFailed(`${hop === 0 ? 'target' : 'redirect target'} refused: ${problem}`);
+      }
+      visited.add(withoutHash(url));
+      const response = await agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers,
+        signal: lifetime.signal,
+      });
+      if (!REDIRECT_STATUSES.has(response.statusCode)) return { finalUrl: url, response };
+
+      // The redirect's own body is not ours to read; drain a little so the connection is reused.
+      await response.body.dump({ limit: REDIRECT_BODY_DRAIN }).catch(() => {});
+      const location = headerValue(response.headers['location']);
+      if (location === undefined) throw new FetchFailed(`${response.statusCode} without Location`);
+      // A relative Location is resolved against the URL that answered (RFC 9110 10.2.2).
+      const next = URL.parse(location, url);
+      if (!next) throw new FetchFailed(`${response.statusCode} with an invalid Location`);
+      if (visited.has(withoutHash(next))) throw new FetchFailed(`redirect loop at ${next.href}`);
+      if (hop + 1 > config.maxRedirects) throw new FetchFailed(`more than ${config.maxRedirects} redirects`);
+      url = next;
+    }
+  }
+
+  return {
+    safeFetch,
+    limiter,
+    close: () => agent.close(),
+  };
+}
+
+/**
+ * Wraps the final response: decoded body, counted against `maxBytes`. The slot and the deadline
+ * stay with the body until it ends, is closed, or the deadline passes.
+ */
+function readable(url: URL, response: UndiciResponse, maxBytes: number, lifetime: FetchLifetime): SafeFetchResponse {
+  const headers = flattenHeaders(response.headers);
+  const decoded = decodeBody(response.body, contentCodings(headers['content-encoding']));
+  let bytesRead = 0;
+  let truncated = false;
+
+  async function* capped(): AsyncGenerator<Uint8Array> {
+    let complete = false;
+    try {
+      for await (const chunk of decoded) {
+        const room = maxBytes - bytesRead;
+        if (chunk.length > room) {
+          // More than maxBytes: hand out what fits, then close the upstream (issue 4: "at most
+          // maxBytes of decompressed body is read"). The decoder produces no more than one
+          // chunk ahead, so a compression bomb costs about maxBytes of work.
+          truncated = true;
+          if (room > 0) {
+            bytesRead += room;
+            yield chunk.subarray(0, room);
+          }
+          break;
+        }
+        bytesRead += chunk.length;
+        yield chunk;
+      }
+      complete = !truncated;
+    } catch (err) {
+      throw toFetchError(err, 'body', lifetime);
+    } finally {
+      // Read to the end: the connection goes back to the pool. Otherwise (cap, caller stopped
+      // reading, error): abort, which closes the HTTP/1.1 connection or resets the HTTP/2 stream.
+      lifetime.end(complete ? undefined : new FetchFailed('body closed before its end'));
+    }
+  }
+
+  return {
+    url,
+    status: response.statusCode,
+    headers,
+    body: capped(),
+    get truncated() {
+      return truncated;
+    },
+    get bytesRead() {
+      return bytesRead;
+    },
+    close() {
+      lifetime.end(new FetchFailed('closed by the caller'));
+    },
+  };
+}
+
+/** Only policy.CALLER_HEADERS may be added by our own code; anything else is a bug that could leak a client header. */
+function callerHeaders(extra: Record<string, string> | undefined): Record<string, string> {
+  if (!extra) return {};
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(extra)) {
+    const lower = name.toLowerCase();
+    if (!CALLER_HEADERS.has(lower)) throw new TypeError(`safeFetch: header "${name}" may not be sent upstream`);
+    out[lower] = value;
+  }
+  return out;
+}
+
+function flattenHeaders(raw: UndiciResponse['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function withoutHash(url: URL): string {
+  return url.href.replace(/#.*$/, '');
+}

@@ -1,0 +1,72 @@
+// HTTP/1.1, HTTPS and HTTP/2 upstreams all work, with the test certificate trusted through
+// UPSTREAM_CA_FILE (verification stays on: without the CA the same fetch fails).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FetchFailed } from '../../src/errors.js';
+import { createSafeFetch } from '../../src/fetch/fetcher.js';
+import { respond, startUpstream, type UpstreamProtocol } from '../helpers/upstream.js';
+import { loopbackLookup, readAll, rejection, testConfig } from './harness.js';
+
+const test = suite('safeFetch protocols');
+
+const cases: Array<[UpstreamProtocol, string]> = [
+  ['http', '1.1'],
+  ['https', '1.1'],
+  ['h2', '2.0'],
+];
+
+for (const [protocol, version] of cases) {
+  test(`${protocol} upstream answers over HTTP/${version}`, async () => {
+    const up = await startUpstream({
+      protocol,
+      routes: { '/page': respond(200, 'hello', { 'content-type': 'text/html', 'x-two': ['a', 'b'] }) },
+    });
+    const { safeFetch, close } = createSafeFetch(testConfig());
+    try {
+      const res = await safeFetch(up.url('/page?q=1'), { maxBytes: 1024 });
+      assert.is(res.status, 200);
+      assert.is(res.url.href, up.url('/page?q=1').href);
+      assert.is(res.headers['content-type'], 'text/html');
+      assert.is(res.headers['x-two'], 'a, b');
+      assert.is((await readAll(res.body)).toString(), 'hello');
+      assert.is(res.bytesRead, 5);
+      assert.is(res.truncated, false);
+      assert.is(up.requests[0]!.httpVersion, version);
+      assert.is(up.requests[0]!.path, '/page?q=1');
+    } finally {
+      await close();
+      await up.close();
+    }
+  });
+}
+
+test('https by host name localhost (certificate name check) through an injected resolver', async () => {
+  const up = await startUpstream({ protocol: 'https', routes: { '/': respond(200, 'ok') } });
+  const { safeFetch, close } = createSafeFetch(testConfig(), { lookup: loopbackLookup(['localhost']) });
+  try {
+    const res = await safeFetch(up.url('/', 'localhost'), { maxBytes: 1024 });
+    assert.is((await readAll(res.body)).toString(), 'ok');
+  } finally {
+    await close();
+    await up.close();
+  }
+});
+
+for (const protocol of ['https', 'h2'] as const) {
+  test(`${protocol}: an untrusted certificate is a FetchFailed (verification is on)`, async () => {
+    const up = await startUpstream({ protocol, routes: { '/': respond(200, 'ok') } });
+    const { safeFetch, close } = createSafeFetch(testConfig({ UPSTREAM_CA_FILE: '' }));
+    try {
+      const err = await rejection(safeFetch(up.url('/'), { maxBytes: 1024 }));
+      assert.instance(err, FetchFailed);
+      assert.is(err.message, 'The page could not be fetched.');
+      assert.match((err as FetchFailed).reason, /SELF_SIGNED|UNABLE_TO_VERIFY|CERT/);
+      assert.is(up.hits('/'), 0);
+    } finally {
+      await close();
+      await up.close();
+    }
+  });
+}
+
+test.run();

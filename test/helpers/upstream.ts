@@ -1,0 +1,206 @@
+// Fixture upstreams for tests: real HTTP/1.1, HTTPS and HTTP/2 servers on 127.0.0.1, port 0
+// (STYLE.md 9: no mocks, no internet). Any test that needs "a web site" uses this.
+//
+//   const up = await startUpstream({
+//     protocol: 'h2',                                   // 'http' (default) | 'https' | 'h2'
+//     routes: {
+//       '/page': respond(200, '<title>x</title>', { 'content-type': 'text/html' }),
+//       '/old': redirect(301, '/page'),
+//       '/slow': (req, res) => { ... },                 // any handler; may be async
+//     },
+//   });
+//   up.url('/page')                 → http://127.0.0.1:PORT/page
+//   up.url('/page', 'rebind.test')  → same port under another host name (pair with an injected lookup)
+//   up.hits('/page')                → requests seen on that path (query ignored)
+//   up.requests                     → every request: method, path, headers, httpVersion, outcome
+//   up.connections                  → TCP connections accepted so far (0 proves nothing was dialled)
+//   await up.close()                → stops listening and cuts every connection, stalled ones included
+//
+// HTTPS and HTTP/2 use the committed self-signed certificate of test/fixtures/tls (127.0.0.1,
+// ::1 and localhost, valid until 2126); clients trust it through TEST_CA_FILE, e.g.
+// loadConfig({ UPSTREAM_CA_FILE: TEST_CA_FILE }), never by turning verification off.
+// 'h2' speaks HTTP/2 only (no HTTP/1.1 fallback), so a success proves HTTP/2 worked.
+
+import fs from 'node:fs';
+import http from 'node:http';
+import http2 from 'node:http2';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export type UpstreamProtocol = 'http' | 'https' | 'h2';
+export type UpstreamRequest = http.IncomingMessage | http2.Http2ServerRequest;
+export type UpstreamResponse = http.ServerResponse | http2.Http2ServerResponse;
+export type Route = (req: UpstreamRequest, res: UpstreamResponse) => void | Promise<void>;
+
+/** How a response ended, seen from the upstream: sent in full, or its connection/stream was closed first. */
+export type Outcome = 'finished' | 'closed early';
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query as received. */
+  path: string;
+  /** Request headers, lower-case names (HTTP/2 pseudo-headers left out). */
+  headers: Record<string, string | string[] | undefined>;
+  httpVersion: string;
+  /** Resolves when the response finished or was cut off (client gone, deadline, cap). */
+  outcome: Promise<Outcome>;
+}
+
+export interface Upstream {
+  protocol: UpstreamProtocol;
+  port: number;
+  /** e.g. http://127.0.0.1:PORT */
+  origin: string;
+  url(pathAndQuery: string, host?: string): URL;
+  hits(pathname: string): number;
+  requests: RecordedRequest[];
+  /** TCP connections accepted so far. */
+  readonly connections: number;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  protocol?: UpstreamProtocol;
+  /** Exact pathname → handler. '*' catches the rest; without it, unknown paths get a 404. */
+  routes: Record<string, Route>;
+}
+
+const tlsDir = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
+/** PEM file of the test certificate, to trust as a CA (UPSTREAM_CA_FILE or NODE_EXTRA_CA_CERTS). */
+export const TEST_CA_FILE = `${tlsDir}cert.pem`;
+export const TEST_TLS = {
+  cert: fs.readFileSync(`${tlsDir}cert.pem`),
+  key: fs.readFileSync(`${tlsDir}key.pem`),
+};
+
+export async function startUpstream(options: StartOptions): Promise<Upstream> {
+  const protocol = options.protocol ?? 'http';
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  let connections = 0;
+
+  const handle = (req: UpstreamRequest, res: UpstreamResponse): void => {
+    requests.push(record(req, res));
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    const route = options.routes[pathname] ?? options.routes['*'];
+    const run = route ?? respond(404, 'not found');
+    Promise.resolve()
+      .then(() => run(req, res))
+      .catch((err: unknown) => {
+        // A failing handler is a broken test fixture: make it loud, and answer 500 if still possible.
+        console.error(`upstream handler for ${pathname} threw:`, err);
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+  };
+
+  const server =
+    protocol === 'http'
+      ? http.createServer(handle)
+      : protocol === 'https'
+        ? https.createServer(TEST_TLS, handle)
+        : http2.createSecureServer({ ...TEST_TLS, allowHTTP1: false }, handle);
+
+  // Raw TCP sockets (under TLS and HTTP/2 sessions too), so close() can cut stalled exchanges.
+  server.on('connection', (socket: Socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  // A client that resets a stream or a connection is an expected event in these tests.
+  server.on('clientError', (_err: Error, socket: Socket) => socket.destroy());
+  if (protocol === 'h2') {
+    (server as http2.Http2SecureServer).on('sessionError', () => {});
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const scheme = protocol === 'http' ? 'http' : 'https';
+
+  return {
+    protocol,
+    port,
+    origin: `${scheme}://127.0.0.1:${port}`,
+    url: (pathAndQuery, host = '127.0.0.1') => new URL(`${scheme}://${host}:${port}${pathAndQuery}`),
+    hits: (pathname) => requests.filter((r) => new URL(r.path, 'http://x').pathname === pathname).length,
+    requests,
+    get connections() {
+      return connections;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+function record(req: UpstreamRequest, res: UpstreamResponse): RecordedRequest {
+  const headers: RecordedRequest['headers'] = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (!name.startsWith(':')) headers[name] = value;
+  }
+  const outcome = new Promise<Outcome>((resolve) => {
+    res.once('finish', () => resolve('finished'));
+    res.once('close', () => resolve(res.writableFinished ? 'finished' : 'closed early'));
+  });
+  return { method: req.method ?? '', path: req.url ?? '', headers, httpVersion: req.httpVersion, outcome };
+}
+
+// ---- Route builders -------------------------------------------------------------------------
+
+type Headers = Record<string, string | number | string[]>;
+
+/** A fixed answer. `body` may be a string or bytes; Content-Length is set unless `chunked`. */
+export function respond(status: number, body: string | Uint8Array = '', headers: Headers = {}, opts: { chunked?: boolean } = {}): Route {
+  return (_req, res) => {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    const all: Headers = { ...headers };
+    if (!opts.chunked && !hasHeader(all, 'content-length')) all['content-length'] = bytes.length;
+    res.writeHead(status, all as http.OutgoingHttpHeaders);
+    res.end(bytes);
+  };
+}
+
+/** A redirect; `location` undefined sends the status without a Location header. */
+export function redirect(status: number, location: string | undefined): Route {
+  return respond(status, '', location === undefined ? {} : { location });
+}
+
+/** Headers at once, then `chunk` again and again until the client goes away. */
+export function endless(chunk: Uint8Array, headers: Headers = {}, status = 200): Route {
+  return (_req, res) => {
+    res.writeHead(status, headers as http.OutgoingHttpHeaders);
+    const pump = (): void => {
+      while (!res.destroyed && !res.writableEnded) {
+        if (!(res as http.ServerResponse).write(chunk)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+  };
+}
+
+/** Headers at once, then one byte every `intervalMs` for ever (a slow-loris body). */
+export function drip(intervalMs: number, headers: Headers = {}): Route {
+  return (_req, res) => {
+    res.writeHead(200, headers as http.OutgoingHttpHeaders);
+    const timer = setInterval(() => (res as http.ServerResponse).write('a'), intervalMs);
+    res.once('close', () => clearInterval(timer));
+  };
+}
+
+/** Never answers: no status line, no headers (stalled headers). close() cuts it. */
+export function stall(): Route {
+  return () => {};
+}
+
+function hasHeader(headers: Headers, name: string): boolean {
+  return Object.keys(headers).some((k) => k.toLowerCase() === name);
+}
