@@ -1,0 +1,21 @@
+// Every response may be read cross-origin (DESIGN.md "CORS"): the element runs on other origins
+// and calls /v1/metadata from there. Nothing is credentialed, so `*` gives nothing away.
+
+import type { Context, Next } from 'koa';
+
+/** Headers a browser script may read beside the CORS-safelisted ones. */
+const EXPOSED = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id';
+
+export async function cors(ctx: Context, next: Next): Promise<void> {
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Access-Control-Expose-Headers', EXPOSED);
+  if (ctx.method === 'OPTIONS') {
+    // A preflight: every endpoint is a simple GET, so it is allowed at once and cached a day.
+    ctx.set('Access-Control-Allow-Methods', 'GET, HEAD');
+    ctx.set('Access-Control-Allow-Headers', '*');
+    ctx.set('Access-Control-Max-Age', '86400');
+    ctx.status = 204;
+    return;
+  }
+  await next();
+}

@@ -1,0 +1,44 @@
+// The one place errors become HTTP (STYLE.md 4). Everything below it throws typed errors from
+// src/errors.ts; this picks the body shape of the endpoint (SPEC.md "Errors") and never lets a
+// stack reach the client.
+
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { LinkPeekError, toHttpError, type ErrorSurface } from '../errors.js';
+
+export function surfaceOf(path: string): ErrorSurface {
+  return path === '/v1/cors-proxy' ? 'proxy' : 'metadata';
+}
+
+export function errorBoundary(logger: Logger) {
+  return async function errorBoundary(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+    } catch (err) {
+      if (ctx.headerSent || !ctx.writable) {
+        // A streamed body failed after its headers left (proxy cut at the byte cap): the only
+        // honest signal left is to abort the connection, never a truncated answer that looks whole.
+        ctx.req.socket.destroy();
+        logger.warn({ reqId: ctx.state.reqId, err: describe(err) }, 'response aborted after headers');
+        return;
+      }
+      const http = toHttpError(err, surfaceOf(ctx.path));
+      if (http.status >= 500 && !(err instanceof LinkPeekError)) {
+        logger.error({ reqId: ctx.state.reqId, err }, 'unexpected error');
+      } else {
+        ctx.state.errorReason = describe(err);
+      }
+      ctx.status = http.status;
+      ctx.set(http.headers);
+      ctx.body = http.body;
+    }
+  };
+}
+
+function describe(err: unknown): string {
+  if (err instanceof LinkPeekError) {
+    const reason = (err as { reason?: string }).reason;
+    return reason ? `${err.code}: ${reason}` : err.code;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

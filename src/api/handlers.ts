@@ -1,0 +1,58 @@
+// One handler per operationId of openapi.yaml, each thin: read the validated query, call the
+// service, set the spec's headers (SPEC.md "Endpoints").
+
+import { readFileSync } from 'node:fs';
+import type { Context } from 'koa';
+import type { Context as ApiContext } from 'openapi-backend';
+import type { Config } from '../config.js';
+import type { GetMetadataData, ProxyImageData } from '../../generated/types.gen.js';
+import { FetchFailed, NotFound } from '../errors.js';
+import { parseTarget } from '../fetch/target.js';
+import type { MetadataService } from '../metadata/service-types.js';
+import { OPENAPI_PATH, type Operations } from './router.js';
+
+/** SPEC.md "GET /v1/metadata": a successful response may be cached for 12 hours. */
+export const METADATA_CACHE_CONTROL = 'public, max-age=43200';
+
+export type ImageProxy = (ctx: Context, target: URL) => Promise<void>;
+
+export interface HandlerDeps {
+  config: Config;
+  metadata: MetadataService | null;
+  proxy: ImageProxy | null;
+}
+
+export function createHandlers({ config, metadata, proxy }: HandlerDeps): Operations {
+  const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks };
+  const openapiText = readFileSync(OPENAPI_PATH, 'utf8');
+
+  return {
+    async getMetadata(c: ApiContext, ctx: Context) {
+      const query = c.request.query as unknown as Required<NonNullable<GetMetadataData['query']>>;
+      const target = parseTarget(query.url, targetOptions);
+      // allow_fallback is reserved and has no effect (SPEC.md).
+      if (!metadata) throw new FetchFailed('metadata service not configured');
+      const result = await metadata.get(target, query.prefer ?? 'og');
+      ctx.set('Cache-Control', METADATA_CACHE_CONTROL);
+      ctx.body = result;
+    },
+
+    async proxyImage(c: ApiContext, ctx: Context) {
+      const query = c.request.query as unknown as NonNullable<ProxyImageData['query']>;
+      const target = parseTarget(query.url, targetOptions);
+      if (!proxy) throw new FetchFailed('image proxy not configured');
+      await proxy(ctx, target);
+    },
+
+    // Served by the asset routes in front of the router when the element is built.
+    getComponent(_c: ApiContext, ctx: Context) {
+      throw new NotFound(ctx.path);
+    },
+
+    getOpenApiDocument(_c: ApiContext, ctx: Context) {
+      ctx.type = 'application/yaml; charset=utf-8';
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.body = openapiText;
+    },
+  };
+}

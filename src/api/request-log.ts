@@ -1,0 +1,33 @@
+// One log line per request with a request id (issue 2), and the id echoed to the caller so a
+// support question can be matched to the line.
+
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+
+/** Query strings can be as long as MAX_URL_LENGTH and more; the log keeps a bounded prefix. */
+const LOGGED_URL_MAX = 512;
+
+export function requestLog(logger: Logger) {
+  return async function requestLog(ctx: Context, next: Next): Promise<void> {
+    const started = performance.now();
+    const reqId = randomUUID();
+    ctx.state.reqId = reqId;
+    ctx.set('X-Request-Id', reqId);
+    try {
+      await next();
+    } finally {
+      const line = {
+        reqId,
+        method: ctx.method,
+        url: ctx.originalUrl.slice(0, LOGGED_URL_MAX),
+        status: ctx.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        ip: ctx.state.clientIp as string | undefined,
+        reason: ctx.state.errorReason as string | undefined,
+      };
+      if (ctx.status >= 500) logger.warn(line, 'request');
+      else logger.info(line, 'request');
+    }
+  };
+}

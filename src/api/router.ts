@@ -1,0 +1,87 @@
+// openapi-backend in front of the handlers: it matches the operation and validates and coerces
+// the query against openapi.yaml, the same document the SDK is generated from (DESIGN.md
+// "contract"). Settings that are off by default are switched on here (PITFALLS.md).
+
+import { fileURLToPath } from 'node:url';
+import type { Context } from 'koa';
+import { OpenAPIBackend, type Context as ApiContext, type Handler } from 'openapi-backend';
+import addFormatsModule from 'ajv-formats';
+import { NotFound } from '../errors.js';
+import type { TargetOptions } from '../fetch/target.js';
+import { invalid, isMissingUrl, problemsOf } from './validation.js';
+
+export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+
+// ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped (PITFALLS.md).
+type AddFormats = (ajv: unknown, formats: string[]) => unknown;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+
+export type KoaHandler = (api: ApiContext, ctx: Context) => Promise<void> | void;
+
+export interface Operations {
+  getMetadata: KoaHandler;
+  proxyImage: KoaHandler;
+  getComponent: KoaHandler;
+  getOpenApiDocument: KoaHandler;
+}
+
+export interface RouterOptions {
+  target: TargetOptions;
+  /** Absolute URL of `/v1/metadata?url=<showcase>` for this request (SPEC.md: the 302). */
+  showcaseLocation: (ctx: Context) => string;
+}
+
+export async function createRouter(operations: Operations, options: RouterOptions) {
+  const api = new OpenAPIBackend({
+    definition: OPENAPI_PATH,
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    ajvOpts: { useDefaults: true, allErrors: true },
+    customizeAjv: (ajv) => {
+      addFormats(ajv, ['uri']);
+      return ajv;
+    },
+  });
+  const handlers: Record<string, Handler> = { ...(operations as unknown as Record<string, Handler>) };
+  handlers.validationFail = (c: ApiContext, ctx: Context) => {
+    const errors = c.validation.errors ?? [];
+    if (c.operation.operationId === 'getMetadata' && isMissingUrl(errors)) {
+      ctx.redirect(options.showcaseLocation(ctx));
+      // SPEC.md: the 302 has no body (Koa's redirect writes a line of text).
+      ctx.body = '';
+      ctx.remove('Content-Type');
+      return;
+    }
+    throw invalid(problemsOf(errors, c.request.query as Record<string, unknown>, options.target));
+  };
+  handlers.notFound = (_c: ApiContext, ctx: Context) => {
+    throw new NotFound(ctx.path);
+  };
+  handlers.methodNotAllowed = (_c: ApiContext, ctx: Context) => {
+    throw new NotFound(`${ctx.method} ${ctx.path}`);
+  };
+  api.register(handlers);
+  await api.init();
+
+  // Unknown query parameters are tolerated (utm tags happen, issue 2) but openapi-backend's
+  // schema forbids them, so each operation only sees its declared ones.
+  const declared = new Map<string, ReadonlySet<string>>();
+  for (const op of api.getOperations()) {
+    const names = (op.parameters ?? []).map((p) => ('name' in p ? p.name : '')).filter(Boolean);
+    declared.set(op.path, new Set(names));
+  }
+
+  return async function route(ctx: Context): Promise<void> {
+    const known = declared.get(ctx.path);
+    const query: Record<string, string | string[]> = {};
+    if (known) {
+      for (const [key, value] of Object.entries(ctx.query)) if (known.has(key) && value !== undefined) query[key] = value;
+    }
+    await api.handleRequest(
+      // HEAD is answered like GET; Koa drops the body.
+      { method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, query, headers: ctx.headers as Record<string, string> },
+      ctx,
+    );
+  };
+}

@@ -1,0 +1,58 @@
+// Ajv's findings, as openapi-backend reports them, turned into the spec's 400 bodies (SPEC.md
+// "ValidationError": one entry per problem, `path` like ["query", "prefer"]).
+
+import type { ErrorObject } from 'ajv';
+import { InvalidInput, LinkPeekError, type FieldProblem } from '../errors.js';
+import { parseTarget, type TargetOptions } from '../fetch/target.js';
+
+const ABSOLUTE_URL = 'must be an absolute http or https URL';
+
+/** True when the only thing wrong is that `url` is absent: the metadata endpoint's 302 case. */
+export function isMissingUrl(errors: readonly ErrorObject[]): boolean {
+  return errors.some((e) => e.keyword === 'required' && e.params.missingProperty === 'url');
+}
+
+/**
+ * One FieldProblem per Ajv error, plus the URL checks Ajv cannot make (`format: uri` lets
+ * `javascript:alert(1)` and `http://[::1]` through: PITFALLS.md), so a request with several
+ * problems hears about all of them at once.
+ */
+export function problemsOf(errors: readonly ErrorObject[], query: Record<string, unknown>, target: TargetOptions): FieldProblem[] {
+  const url = query.url;
+  const urlProblems = typeof url === 'string' ? targetProblems(url, target) : [];
+  const problems: FieldProblem[] = [];
+  for (const e of errors) {
+    // Ajv's "must match format uri" says less than our own check of the same string.
+    if (e.instancePath === '/query/url' && e.keyword === 'format' && urlProblems.length > 0) continue;
+    problems.push(toProblem(e));
+  }
+  if (!problems.some((p) => p.path[1] === 'url')) problems.push(...urlProblems);
+  return problems;
+}
+
+function targetProblems(url: string, target: TargetOptions): FieldProblem[] {
+  try {
+    parseTarget(url, target);
+    return [];
+  } catch (err) {
+    if (err instanceof InvalidInput) return err.problems;
+    throw err;
+  }
+}
+
+function toProblem(e: ErrorObject): FieldProblem {
+  // instancePath is "/query/prefer"; a missing property is reported on its parent ("/query").
+  const path = e.instancePath.split('/').filter(Boolean);
+  if (e.keyword === 'required') return { path: [...path, String(e.params.missingProperty)], message: 'is required' };
+  if (path[1] === 'url' && e.keyword === 'format') return { path, message: ABSOLUTE_URL };
+  if (e.keyword === 'enum') {
+    const allowed = (e.params.allowedValues as unknown[]).join(', ');
+    return { path, message: `must be equal to one of the allowed values: ${allowed}` };
+  }
+  return { path, message: e.message ?? 'is invalid' };
+}
+
+/** A problem list as a thrown error, so the one mapping in errors.ts answers it. */
+export function invalid(problems: FieldProblem[]): LinkPeekError {
+  return new InvalidInput(problems);
+}

@@ -1,0 +1,95 @@
+// createApp(config, deps): the Koa app and the order of its middleware (STYLE.md 9). Only
+// src/main.ts listens; tests build the app with their own deps and listen on port 0.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Koa from 'koa';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { cors } from './api/cors.js';
+import { errorBoundary } from './api/error-boundary.js';
+import { refuseFetchLoops } from './api/fetch-loop.js';
+import { createHandlers, type ImageProxy } from './api/handlers.js';
+import { rateLimit } from './api/rate-limit.js';
+import { requestLog } from './api/request-log.js';
+import { createRouter } from './api/router.js';
+import { createLogger } from './log.js';
+import type { MetadataService } from './metadata/service-types.js';
+import { connectRedis } from './store/redis.js';
+import {
+  FallbackRateLimitStore,
+  MemoryRateLimitStore,
+  RedisRateLimitStore,
+  type RateLimitStore,
+} from './store/rate-limit.js';
+
+export interface AppDeps {
+  logger?: Logger;
+  /** A connected client; when absent and REDIS_URL is set, the app connects its own. */
+  redis?: Redis;
+  metadata?: MetadataService;
+  proxy?: ImageProxy;
+}
+
+export interface App {
+  koa: Koa;
+  callback(): (req: IncomingMessage, res: ServerResponse) => void;
+  /** Releases timers, stores and connections the app opened. */
+  close(): Promise<void>;
+}
+
+export async function createApp(config: Config, deps: AppDeps = {}): Promise<App> {
+  const logger = deps.logger ?? createLogger(config);
+  const ownsRedis = !deps.redis && config.redisUrl !== null;
+  const redis = deps.redis ?? (config.redisUrl ? await connectRedis(config.redisUrl, logger) : null);
+
+  const limiter = createRateLimitStore(config, redis, logger);
+  const router = await createRouter(
+    createHandlers({ config, metadata: deps.metadata ?? null, proxy: deps.proxy ?? null }),
+    {
+      target: { allowPrivateNetworks: config.allowPrivateNetworks },
+      showcaseLocation: (ctx) => showcaseLocation(config, `${ctx.protocol}://${ctx.host}`),
+    },
+  );
+
+  const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
+  koa.silent = true; // every error is answered and logged by errorBoundary
+  koa.use(requestLog(logger));
+  koa.use(cors);
+  koa.use(errorBoundary(logger));
+  koa.use(rateLimit(limiter));
+  koa.use(refuseFetchLoops);
+  koa.use(router);
+
+  return {
+    koa,
+    callback: () => koa.callback(),
+    async close() {
+      limiter?.close();
+      await deps.metadata?.close();
+      if (ownsRedis && redis) redis.disconnect();
+    },
+  };
+}
+
+function createRateLimitStore(config: Config, redis: Redis | null, logger: Logger): RateLimitStore | null {
+  if (config.rateLimitMax === 0) return null;
+  // SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
+  const opts = { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
+  const memory = new MemoryRateLimitStore(opts);
+  if (!redis) return memory;
+  return new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts), memory, (degraded, err) => {
+    if (degraded) logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'rate limit: redis failed, counting in memory');
+    else logger.info('rate limit: back on redis');
+  });
+}
+
+/** SPEC.md: the 302's Location is an absolute URI of this endpoint with the showcase page as `url`. */
+function showcaseLocation(config: Config, requestOrigin: string): string {
+  // Without PUBLIC_BASE_URL the request's own Host names us; a Host that is no valid authority
+  // gets the loopback origin rather than a 500.
+  const base = config.publicBaseUrl ?? (URL.canParse(`${requestOrigin}/`) ? `${requestOrigin}/` : `http://127.0.0.1:${config.port}/`);
+  const location = new URL('v1/metadata', base);
+  location.searchParams.set('url', config.showcaseUrl);
+  return location.href;
+}

@@ -1,0 +1,181 @@
+// Per-client rate limiting with the spec's semantics (SPEC.md "Limits"): `max` requests per
+// window per client, and the request that exceeds it blocks the client for `blockMs` from that
+// moment, whatever the window had left. Counting is koa-ratelimit's own drivers (its memory
+// fixed window, its Redis sliding window via async-ratelimiter); the block and the fallback are
+// this thin layer, because neither driver blocks from the exceeding request, the memory Map never
+// evicts, and an unreachable Redis must not turn into a 500 (PITFALLS.md "koa-ratelimit 6").
+
+import type { Redis } from 'ioredis';
+import MemoryLimiter from 'koa-ratelimit/limiter/memory.js';
+import RedisLimiter from 'koa-ratelimit/limiter/redis.js';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left after this one. */
+  remaining: number;
+  /** When the window (or the block) ends, epoch seconds. */
+  resetSeconds: number;
+  /** Whole seconds until the block ends; 0 when allowed. */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimitStore {
+  hit(clientId: string): Promise<RateDecision>;
+  close(): void;
+}
+
+export interface RateLimitOptions {
+  max: number;
+  windowMs: number;
+  blockMs: number;
+}
+
+const NAMESPACE = 'lp:rl';
+
+/** The decision logic both stores share; `counter` and `blocks` are what differ. */
+async function decide(
+  id: string,
+  opts: RateLimitOptions,
+  counter: (id: string) => Promise<{ remaining: number; reset: number }>,
+  blocks: { get(id: string): Promise<number | null>; set(id: string, untilMs: number): Promise<void> },
+): Promise<RateDecision> {
+  const now = Date.now();
+  const blockedUntil = await blocks.get(id);
+  if (blockedUntil !== null && blockedUntil > now) return limited(opts, blockedUntil, now);
+  const state = await counter(id);
+  if (state.remaining > 0) {
+    return {
+      allowed: true,
+      limit: opts.max,
+      remaining: state.remaining - 1,
+      resetSeconds: Math.ceil(state.reset),
+      retryAfterSeconds: 0,
+    };
+  }
+  const until = now + opts.blockMs;
+  await blocks.set(id, until);
+  return limited(opts, until, now);
+}
+
+function limited(opts: RateLimitOptions, untilMs: number, now: number): RateDecision {
+  return {
+    allowed: false,
+    limit: opts.max,
+    remaining: 0,
+    resetSeconds: Math.ceil(untilMs / 1000),
+    retryAfterSeconds: Math.max(1, Math.ceil((untilMs - now) / 1000)),
+  };
+}
+
+interface WindowState {
+  id: string;
+  reset: number;
+  remaining: number;
+  total: number;
+}
+
+/**
+ * In-process store. Expired windows and blocks are swept every window, so a flood of distinct
+ * addresses leaves nothing behind once its window is over (issue 2).
+ */
+export class MemoryRateLimitStore implements RateLimitStore {
+  /** koa-ratelimit's memory driver insists on a real Map. */
+  readonly windows = new Map<string, WindowState>();
+  readonly blocks = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly opts: RateLimitOptions) {
+    this.timer = setInterval(() => this.sweep(), Math.max(1000, Math.min(opts.windowMs, opts.blockMs)));
+    this.timer.unref();
+  }
+
+  hit(id: string): Promise<RateDecision> {
+    const { windows, blocks, opts } = this;
+    return decide(
+      id,
+      opts,
+      (id) => new MemoryLimiter({ id, db: windows, max: opts.max, duration: opts.windowMs, namespace: NAMESPACE }).get(),
+      {
+        get: async (id) => blocks.get(id) ?? null,
+        set: async (id, until) => void blocks.set(id, until),
+      },
+    );
+  }
+
+  /** Drops every window and block that has ended. */
+  sweep(now = Date.now()): void {
+    for (const [key, state] of this.windows) if (state.reset * 1000 <= now) this.windows.delete(key);
+    for (const [key, until] of this.blocks) if (until <= now) this.blocks.delete(key);
+  }
+
+  get size(): number {
+    return this.windows.size + this.blocks.size;
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** Shared store: every instance on one Redis shares one budget per client (DESIGN "Scaling out"). */
+export class RedisRateLimitStore implements RateLimitStore {
+  private readonly limiter: RedisLimiter;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly opts: RateLimitOptions,
+  ) {
+    this.limiter = new RedisLimiter({ db: redis, max: opts.max, duration: opts.windowMs, namespace: NAMESPACE });
+  }
+
+  hit(id: string): Promise<RateDecision> {
+    return decide(id, this.opts, (id) => this.limiter.get({ id }), {
+      get: async (id) => {
+        const until = await this.redis.get(`${NAMESPACE}:block:${id}`);
+        return until === null ? null : Number(until);
+      },
+      set: async (id, until) => {
+        await this.redis.set(`${NAMESPACE}:block:${id}`, String(until), 'PX', Math.max(1, until - Date.now()));
+      },
+    });
+  }
+
+  close(): void {}
+}
+
+/**
+ * Redis first; when Redis fails, this request and the ones after it are counted in memory until
+ * Redis answers again. Said once per outage in the log, never a 500 (issue 2).
+ */
+export class FallbackRateLimitStore implements RateLimitStore {
+  private degraded = false;
+
+  constructor(
+    private readonly primary: RateLimitStore,
+    private readonly fallback: RateLimitStore,
+    private readonly onChange: (degraded: boolean, err?: unknown) => void,
+  ) {}
+
+  async hit(id: string): Promise<RateDecision> {
+    try {
+      const decision = await this.primary.hit(id);
+      if (this.degraded) {
+        this.degraded = false;
+        this.onChange(false);
+      }
+      return decision;
+    } catch (err) {
+      if (!this.degraded) {
+        this.degraded = true;
+        this.onChange(true, err);
+      }
+      return this.fallback.hit(id);
+    }
+  }
+
+  close(): void {
+    this.primary.close();
+    this.fallback.close();
+  }
+}

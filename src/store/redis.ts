@@ -1,0 +1,36 @@
+// The Redis connection shared by the rate limiter and the cache. Set to fail fast: with
+// ioredis's defaults an outage queues commands and hangs requests (PITFALLS.md "koa-ratelimit
+// 6"); here a command fails at once and the callers fall back to their memory stores.
+
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+export async function connectRedis(url: string, logger: Logger, readyTimeoutMs = 2000): Promise<Redis> {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 1000,
+    // Keep trying in the background (an outage ends); never give up for good.
+    retryStrategy: (times) => Math.min(100 * times, 2000),
+  });
+  let warned = false;
+  redis.on('error', (err: Error) => {
+    if (warned) return;
+    warned = true;
+    logger.warn({ err: err.message }, 'redis unreachable: using memory stores until it is back');
+  });
+  redis.on('ready', () => {
+    if (warned) logger.info('redis reachable again');
+    warned = false;
+  });
+  // Start answering either way; until Redis is ready, the memory stores serve.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, readyTimeoutMs);
+    timer.unref();
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return redis;
+}

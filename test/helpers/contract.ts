@@ -1,0 +1,98 @@
+// Every response an integration test receives is checked against openapi.yaml: its status is
+// documented for the operation, its documented headers are present and well-formed, and its
+// body matches the schema of its content type (issue 2, "A contract helper").
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { parse } from 'yaml';
+
+type Json = Record<string, any>;
+
+const doc: Json = parse(readFileSync(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)), 'utf8'));
+const ajv = new Ajv({ strict: false, allErrors: true });
+// format: uri, as the server checks it (ajv-formats)
+const addFormats = (await import('ajv-formats')).default as unknown as (a: Ajv, f: string[]) => void;
+addFormats(ajv, ['uri']);
+
+function deref(node: any): any {
+  if (Array.isArray(node)) return node.map(deref);
+  if (node && typeof node === 'object') {
+    if (typeof node.$ref === 'string') {
+      const target = node.$ref.replace(/^#\//, '').split('/').reduce((o: Json, k: string) => o[k], doc);
+      return deref(target);
+    }
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, deref(v)]));
+  }
+  return node;
+}
+
+const validators = new Map<string, ValidateFunction>();
+function validatorFor(key: string, schema: Json): ValidateFunction {
+  let v = validators.get(key);
+  if (!v) {
+    v = ajv.compile(deref(schema));
+    validators.set(key, v);
+  }
+  return v;
+}
+
+export interface ReceivedResponse {
+  method: string;
+  /** Path without the query. */
+  path: string;
+  status: number;
+  headers: Headers;
+  body: Uint8Array;
+}
+
+/** Throws an Error describing every way the response departs from openapi.yaml. */
+export function assertContract(res: ReceivedResponse): void {
+  const problems: string[] = [];
+  const where = `${res.method} ${res.path} → ${res.status}`;
+  const item = doc.paths[res.path];
+  let response: Json | undefined;
+  if (!item) {
+    // Unknown paths: 404 with an Error body (openapi.yaml info.description).
+    if (res.status !== 404) problems.push('an undocumented path must answer 404');
+    response = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  } else {
+    const op = item[res.method.toLowerCase() === 'head' ? 'get' : res.method.toLowerCase()];
+    if (!op) problems.push(`method ${res.method} is not documented`);
+    response = op && deref(op.responses[String(res.status)] ?? op.responses.default);
+    if (op && !response) problems.push(`status ${res.status} is not documented`);
+  }
+  if (res.headers.get('access-control-allow-origin') !== '*') problems.push('Access-Control-Allow-Origin is not *');
+  if (response) {
+    for (const [name, header] of Object.entries<Json>(response.headers ?? {})) {
+      const value = res.headers.get(name);
+      if (value === null) {
+        if (header.required) problems.push(`required header ${name} is missing`);
+        continue;
+      }
+      const schema = header.schema ?? {};
+      const typed = schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
+      const v = validatorFor(`header:${res.path}:${res.status}:${name}`, schema);
+      if (!v(typed)) problems.push(`header ${name}: ${JSON.stringify(value)} ${ajv.errorsText(v.errors)}`);
+    }
+    const content: Json | undefined = response.content;
+    const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!content) {
+      if (res.body.length > 0 && res.status !== 302) problems.push(`no body is documented but ${res.body.length} bytes came`);
+    } else if (res.method !== 'HEAD') {
+      const media = content[type];
+      if (!media) problems.push(`content type ${JSON.stringify(type)} is not one of ${Object.keys(content).join(', ')}`);
+      else if (type === 'application/json') {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.from(res.body).toString('utf8'));
+        } catch {
+          problems.push('body is not JSON');
+        }
+        const v = validatorFor(`body:${res.path}:${res.status}:${type}`, media.schema);
+        if (body !== undefined && !v(body)) problems.push(`body: ${ajv.errorsText(v.errors)}`);
+      } else if (res.body.length === 0) problems.push('body is empty');
+    }
+  }
+  if (problems.length > 0) throw new Error(`contract: ${where}\n  - ${problems.join('\n  - ')}`);
+}

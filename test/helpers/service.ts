@@ -1,0 +1,97 @@
+// Starts the real app on 127.0.0.1, port 0, for integration tests, and returns a client whose
+// every response is checked against openapi.yaml (helpers/contract.ts).
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { createApp, type App, type AppDeps } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { assertContract } from './contract.js';
+
+/** Defaults for tests: quiet logs, loopback upstreams allowed (the upstreams are test servers). */
+export const TEST_ENV: Record<string, string> = { LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true' };
+
+export interface CheckedResponse {
+  status: number;
+  headers: Headers;
+  body: Uint8Array;
+  text: string;
+  /** The parsed JSON body (undefined when the body is not JSON). */
+  json: any;
+}
+
+export interface Service {
+  baseUrl: string;
+  config: Config;
+  app: App;
+  server: http.Server;
+  /** GET (or `init.method`) a path on the service; the response is checked against the contract. */
+  request(pathAndQuery: string, init?: RequestInit & { localAddress?: string }): Promise<CheckedResponse>;
+  close(): Promise<void>;
+}
+
+export async function startService(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<Service> {
+  const config = loadConfig({ ...TEST_ENV, ...env });
+  const app = await createApp(config, { logger: pino({ level: config.logLevel }), ...deps });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    baseUrl,
+    config,
+    app,
+    server,
+    request: (pathAndQuery, init) => checkedRequest(baseUrl + pathAndQuery, init),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
+    },
+  };
+}
+
+/**
+ * One request from a chosen local address (rate-limit tests spread clients over 127.0.0.N),
+ * through node:http so nothing is followed or decoded behind the test's back.
+ */
+export function checkedRequest(url: string, init: RequestInit & { localAddress?: string } = {}): Promise<CheckedResponse> {
+  const target = new URL(url);
+  const method = init.method ?? 'GET';
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      target,
+      { method, headers: init.headers as http.OutgoingHttpHeaders, localAddress: init.localAddress, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) {
+            if (v === undefined) continue;
+            for (const one of Array.isArray(v) ? v : [v]) headers.append(k, one);
+          }
+          const body = new Uint8Array(Buffer.concat(chunks));
+          const status = res.statusCode ?? 0;
+          try {
+            assertContract({ method, path: target.pathname, status, headers, body });
+          } catch (err) {
+            reject(err);
+            return;
+          }
+          const text = Buffer.from(body).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status, headers, body, text, json });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
