@@ -1,0 +1,152 @@
+// One Chromium (Debian's, never a downloaded one) per test file, pages that can reach only
+// loopback, and helpers to mount <linkpeek-preview> and read its shadow DOM.
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+  // No DNS for anything but loopback, whatever a page asks for.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
+];
+
+export const ARTIFACTS_DIR = fileURLToPath(new URL('../../test-artifacts/element/', import.meta.url));
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+}
+
+const isLoopback = (url: URL) =>
+  url.protocol === 'data:' || url.protocol === 'about:' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+
+export interface TestPage {
+  page: Page;
+  /** Texts of alert/confirm/prompt dialogs the page opened (an XSS would show here). */
+  dialogs: string[];
+  /** Non-loopback URLs the page tried to load (aborted). */
+  blocked: string[];
+  close(): Promise<void>;
+}
+
+/** A fresh context and page; anything that is not loopback is aborted and recorded. */
+export async function openPage(browser: Browser, options: BrowserContextOptions = {}): Promise<TestPage> {
+  const context = await browser.newContext({ viewport: { width: 720, height: 900 }, ...options });
+  const blocked: string[] = [];
+  const dialogs: string[] = [];
+  // tsx compiles test files with esbuild's keepNames, which wraps the functions handed to
+  // page.evaluate in __name(...): give the page that helper.
+  await context.addInitScript('globalThis.__name = (fn) => fn');
+  await context.route(
+    (url) => !isLoopback(url),
+    (route) => {
+      blocked.push(route.request().url());
+      return route.abort('blockedbyclient');
+    },
+  );
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  return { page, dialogs, blocked, close: () => context.close() };
+}
+
+/** Adds a <linkpeek-preview> with these attributes (set as attributes, never parsed as HTML). */
+export async function mount(page: Page, attributes: Record<string, string>, id = 'preview'): Promise<void> {
+  await page.evaluate(
+    ({ attributes, id }) => {
+      const element = document.createElement('linkpeek-preview');
+      element.id = id;
+      for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+      document.body.append(element);
+    },
+    { attributes, id },
+  );
+}
+
+export type CardState = 'loading' | 'ready' | 'error';
+
+/** Waits until the element reports `state` through its custom state (:state()). */
+export async function waitForState(page: Page, state: CardState, id = 'preview', timeout = 5000): Promise<void> {
+  await page.waitForFunction(
+    ({ id, state }) => document.getElementById(id)?.matches(`:state(${state})`) ?? false,
+    { id, state },
+    { timeout },
+  );
+}
+
+export interface CardView {
+  state: CardState | null;
+  href: string | null;
+  rel: string | null;
+  target: string | null;
+  ariaBusy: string | null;
+  title: string;
+  description: string;
+  descriptionHidden: boolean;
+  host: string;
+  badge: string;
+  badgeHidden: boolean;
+  mediaHidden: boolean;
+  mediaBlurred: boolean;
+  imageSrc: string | null;
+  imageAlt: string | null;
+  imageLoaded: boolean;
+  faviconSrc: string | null;
+  faviconAlt: string | null;
+  faviconHidden: boolean;
+  /** innerHTML of the whole shadow root, for "no injected markup" checks. */
+  html: string;
+}
+
+/** What the card shows, read from the shadow DOM. */
+export function readCard(page: Page, id = 'preview'): Promise<CardView> {
+  return page.evaluate((id) => {
+    const host = document.getElementById(id)!;
+    const root = host.shadowRoot!;
+    const part = (name: string) => root.querySelector(`[part=${name}]`) as HTMLElement;
+    const visible = (el: HTMLElement) => !el.hidden && getComputedStyle(el).display !== 'none';
+    const image = part('image') as HTMLImageElement;
+    const favicon = part('favicon') as HTMLImageElement;
+    const state = (['loading', 'ready', 'error'] as const).find((s) => host.matches(`:state(${s})`)) ?? null;
+    return {
+      state,
+      href: part('card').getAttribute('href'),
+      rel: part('card').getAttribute('rel'),
+      target: part('card').getAttribute('target'),
+      ariaBusy: part('card').getAttribute('aria-busy'),
+      title: part('title').textContent ?? '',
+      description: part('description').textContent ?? '',
+      descriptionHidden: !visible(part('description')),
+      host: part('host').textContent ?? '',
+      badge: part('badge').textContent ?? '',
+      badgeHidden: !visible(part('badge')),
+      mediaHidden: !visible(part('media')),
+      mediaBlurred: getComputedStyle(image).filter.includes('blur'),
+      imageSrc: image.getAttribute('src'),
+      imageAlt: image.getAttribute('alt'),
+      imageLoaded: image.complete && image.naturalWidth > 0,
+      faviconSrc: favicon.getAttribute('src'),
+      faviconAlt: favicon.getAttribute('alt'),
+      faviconHidden: !visible(favicon),
+      html: root.innerHTML,
+    };
+  }, id);
+}
+
+/** Saves a screenshot of the element under test-artifacts/element/ (git-ignored, kept by CI). */
+export async function snapshot(page: Page, name: string, id = 'preview'): Promise<string> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const path = `${ARTIFACTS_DIR}${name}.png`;
+  await page.locator(`#${id}`).screenshot({ path, animations: 'disabled' });
+  return path;
+}

@@ -1,0 +1,245 @@
+// <linkpeek-preview data-meta>: renders pre-fetched Metadata without any request (issue 7).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { startAssetServer, type AssetServer } from './asset-server.js';
+import { launchBrowser, mount, openPage, readCard, snapshot, waitForState, type TestPage } from './browser.js';
+import { metadataFor } from './metadata-fixture.js';
+import { gradientPng } from './png.js';
+import { startUpstream, type Upstream } from './upstream-fixture.js';
+
+let browser: Browser;
+let assets: AssetServer;
+let upstream: Upstream;
+let tab: TestPage;
+
+test.before(async () => {
+  [browser, assets, upstream] = await Promise.all([
+    launchBrowser(),
+    startAssetServer(),
+    startUpstream({
+      '/photo.png': { type: 'image/png', body: gradientPng(600, 314, [14, 116, 144], [250, 204, 21]) },
+      '/icon.png': { type: 'image/png', body: gradientPng(32, 32, [190, 18, 60], [251, 146, 60]) },
+      '/articles/tide-pools': { type: 'text/html', body: '<!doctype html><title>Tide pools</title><h1>Tide pools</h1>' },
+    }),
+  ]);
+});
+
+test.after(async () => {
+  await Promise.all([browser?.close(), assets?.close(), upstream?.close()]);
+});
+
+/** A fresh page on the asset server that records every request it makes. */
+async function freshPage(options: Parameters<typeof openPage>[1] = {}): Promise<TestPage & { requested: string[] }> {
+  tab = await openPage(browser, options);
+  const requested: string[] = [];
+  tab.page.on('request', (request) => requested.push(request.url()));
+  await tab.page.goto(`${assets.baseUrl}/test-page`);
+  return Object.assign(tab, { requested });
+}
+
+test.after.each(async () => {
+  await tab?.close();
+});
+
+test('renders title, description, host, favicon and image from data-meta, as one link, without a metadata request', async () => {
+  const { page, requested } = await freshPage();
+  const meta = metadataFor(upstream.origin);
+  await mount(page, { 'data-meta': JSON.stringify(meta) });
+  await waitForState(page, 'ready');
+  await page.waitForFunction(() => {
+    const root = document.getElementById('preview')!.shadowRoot!;
+    return [...root.querySelectorAll('img')].every((img) => img.complete && img.naturalWidth > 0);
+  });
+  const card = await readCard(page);
+  assert.is(card.title, 'Tide pools of the northern coast');
+  assert.is(card.description, meta.description);
+  assert.is(card.host, '127.0.0.1');
+  assert.is(card.href, `${upstream.origin}/articles/tide-pools`);
+  assert.is(card.rel, 'noopener noreferrer');
+  assert.is(card.ariaBusy, 'false');
+  assert.is(card.imageSrc, `${upstream.origin}/photo.png`);
+  assert.is(card.imageAlt, 'Sea stars in a rock pool at low tide');
+  assert.ok(card.imageLoaded);
+  assert.is(card.faviconSrc, `${upstream.origin}/icon.png`);
+  assert.is(card.faviconAlt, '', 'the favicon is decorative: the host name stands beside it');
+  assert.not.ok(card.faviconHidden);
+  assert.ok(card.badgeHidden);
+  // One link: the card is the only anchor and contains every piece.
+  const anchors = await page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelectorAll('a').length);
+  assert.is(anchors, 1);
+  assert.equal(requested.filter((url) => url.includes('/v1/')), [], 'data-meta makes no API request');
+  await snapshot(page, 'card-light');
+});
+
+test('the image alt falls back to the title; a missing title shows the host name', async () => {
+  const { page } = await freshPage();
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { og: {} })) }, 'a');
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { title: null, og: {} })) }, 'b');
+  await waitForState(page, 'ready', 'a');
+  await waitForState(page, 'ready', 'b');
+  assert.is((await readCard(page, 'a')).imageAlt, 'Tide pools of the northern coast');
+  const untitled = await readCard(page, 'b');
+  assert.is(untitled.title, '127.0.0.1');
+  assert.is(untitled.imageAlt, '127.0.0.1');
+});
+
+test('without an image the image area is hidden; a failing favicon disappears', async () => {
+  const { page } = await freshPage();
+  const meta = metadataFor(upstream.origin, {
+    image: { url: null },
+    favicon: { url: `${upstream.origin}/no-such-icon.png` },
+    description: null,
+  });
+  await mount(page, { 'data-meta': JSON.stringify(meta) });
+  await waitForState(page, 'ready');
+  // The direct favicon load 404s, then the proxy on the asset server (no proxy there) 404s too.
+  await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector<HTMLElement>('[part=favicon]')!.hidden);
+  const card = await readCard(page);
+  assert.ok(card.mediaHidden);
+  assert.is(card.imageSrc, null);
+  assert.ok(card.descriptionHidden);
+  assert.ok(card.faviconHidden);
+  assert.is(card.faviconSrc, null);
+  assert.is(card.host, '127.0.0.1');
+});
+
+test('safety tags show a badge; only adult blurs the image', async () => {
+  const { page } = await freshPage();
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { safety_tags: ['adult'] })) }, 'adult');
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { safety_tags: ['security_threat', 'suspicious_domain'] })) }, 'threat');
+  await waitForState(page, 'ready', 'adult');
+  await waitForState(page, 'ready', 'threat');
+  const adult = await readCard(page, 'adult');
+  assert.is(adult.badge, 'Adult content');
+  assert.not.ok(adult.badgeHidden);
+  assert.ok(adult.mediaBlurred);
+  const threat = await readCard(page, 'threat');
+  assert.is(threat.badge, 'Security threat · Suspicious site');
+  assert.not.ok(threat.badgeHidden);
+  assert.not.ok(threat.mediaBlurred);
+  await page.waitForFunction(() => document.getElementById('adult')!.shadowRoot!.querySelector('img')!.complete);
+  await snapshot(page, 'safety-adult', 'adult');
+  await snapshot(page, 'safety-threat', 'threat');
+});
+
+test('data-layout="compact" puts a square thumbnail beside the text', async () => {
+  const { page } = await freshPage();
+  const meta = JSON.stringify(metadataFor(upstream.origin));
+  await mount(page, { 'data-meta': meta }, 'card');
+  await mount(page, { 'data-meta': meta, 'data-layout': 'compact' }, 'compact');
+  await waitForState(page, 'ready', 'card');
+  await waitForState(page, 'ready', 'compact');
+  const boxes = await page.evaluate(() =>
+    ['card', 'compact'].map((id) => {
+      const root = document.getElementById(id)!.shadowRoot!;
+      const rect = (part: string) => root.querySelector(`[part=${part}]`)!.getBoundingClientRect().toJSON() as DOMRect;
+      return { card: rect('card'), media: rect('media'), body: rect('body') };
+    }),
+  );
+  const [card, compact] = boxes as [(typeof boxes)[0], (typeof boxes)[0]];
+  assert.ok(card.media.bottom <= card.body.top + 1, 'card layout: image above the text');
+  assert.ok(compact.media.right <= compact.body.left + 1, 'compact layout: image left of the text');
+  assert.is(Math.round(compact.media.width), 104);
+  assert.ok(compact.card.height < card.card.height / 2, `compact is much shorter (${compact.card.height} vs ${card.card.height})`);
+  await snapshot(page, 'compact', 'compact');
+});
+
+test('prefers-color-scheme: dark switches the palette', async () => {
+  const { page } = await freshPage({ colorScheme: 'dark' });
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin)) });
+  await waitForState(page, 'ready');
+  const colours = await page.evaluate(() => {
+    const root = document.getElementById('preview')!.shadowRoot!;
+    const style = (part: string) => getComputedStyle(root.querySelector(`[part=${part}]`)!);
+    return { bg: style('card').backgroundColor, title: style('title').color };
+  });
+  assert.equal(colours, { bg: 'rgb(22, 27, 34)', title: 'rgb(230, 237, 243)' });
+  await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('img')!.complete);
+  await snapshot(page, 'card-dark');
+});
+
+test('theming: --linkpeek-* custom properties and ::part() reach inside the shadow DOM', async () => {
+  const { page } = await freshPage();
+  await page.addStyleTag({
+    content:
+      'linkpeek-preview{--linkpeek-bg:#fffbe6;--linkpeek-radius:0px}' +
+      'linkpeek-preview::part(title){color:rgb(0, 0, 128);text-transform:uppercase}',
+  });
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin)) });
+  await waitForState(page, 'ready');
+  const styles = await page.evaluate(() => {
+    const root = document.getElementById('preview')!.shadowRoot!;
+    const style = (part: string) => getComputedStyle(root.querySelector(`[part=${part}]`)!);
+    return { bg: style('card').backgroundColor, radius: style('card').borderTopLeftRadius, title: style('title').color, transform: style('title').textTransform };
+  });
+  assert.equal(styles, { bg: 'rgb(255, 251, 230)', radius: '0px', title: 'rgb(0, 0, 128)', transform: 'uppercase' });
+});
+
+test('attribute changes re-render: data-meta, then data-layout', async () => {
+  const { page } = await freshPage();
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin)) });
+  await waitForState(page, 'ready');
+  await page.evaluate((meta) => document.getElementById('preview')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Second title', safety_tags: ['suspicious_domain'] })));
+  await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Second title');
+  assert.is((await readCard(page)).badge, 'Suspicious site');
+  const direction = () => page.evaluate(() => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('a')!).flexDirection);
+  assert.is(await direction(), 'column');
+  await page.evaluate(() => document.getElementById('preview')!.setAttribute('data-layout', 'compact'));
+  assert.is(await direction(), 'row');
+  // Back to invalid data: the error state replaces the card.
+  await page.evaluate(() => document.getElementById('preview')!.setAttribute('data-meta', '{'));
+  await waitForState(page, 'error');
+});
+
+test('a data-meta that is not valid Metadata shows the error state; the link still works when data-url is given', async () => {
+  const { page, requested } = await freshPage();
+  const valid = metadataFor(upstream.origin);
+  const invalid: Record<string, string> = {
+    notJson: '{"title": "unterminated',
+    array: '[]',
+    noUrl: JSON.stringify({ ...valid, url: undefined }),
+    numberTitle: JSON.stringify({ ...valid, title: 42 }),
+    imageString: JSON.stringify({ ...valid, image: 'https://example.com/a.png' }),
+    unknownTag: JSON.stringify({ ...valid, safety_tags: ['nsfw'] }),
+    noOg: JSON.stringify({ ...valid, og: undefined }),
+  };
+  for (const [id, meta] of Object.entries(invalid)) await mount(page, { 'data-meta': meta }, id);
+  await mount(page, { 'data-meta': 'null', 'data-url': `${upstream.origin}/articles/tide-pools` }, 'withUrl');
+  for (const id of [...Object.keys(invalid), 'withUrl']) {
+    await waitForState(page, 'error', id);
+    const card = await readCard(page, id);
+    assert.is(card.title, 'Preview unavailable', id);
+    assert.ok(card.mediaHidden, id);
+    assert.ok(card.badgeHidden, id);
+    if (id !== 'withUrl') assert.is(card.href, null, id);
+  }
+  const linked = await readCard(page, 'withUrl');
+  assert.is(linked.href, `${upstream.origin}/articles/tide-pools`);
+  assert.is(linked.description, `${upstream.origin}/articles/tide-pools`);
+  assert.is(linked.host, '127.0.0.1');
+  assert.equal(requested.filter((url) => url.includes('/v1/')), [], 'data-meta wins over data-url: no request');
+  await snapshot(page, 'error-with-link', 'withUrl');
+});
+
+test('keyboard: Tab focuses the card with a visible ring, Enter opens the page in a new tab', async () => {
+  const { page } = await freshPage();
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin)) });
+  await waitForState(page, 'ready');
+  await page.keyboard.press('Tab');
+  const focus = await page.evaluate(() => {
+    const host = document.getElementById('preview')!;
+    const active = host.shadowRoot!.activeElement as HTMLElement | null;
+    const style = active && getComputedStyle(active);
+    return { host: document.activeElement === host, part: active?.getAttribute('part'), outline: style && `${style.outlineStyle} ${style.outlineWidth}` };
+  });
+  assert.equal(focus, { host: true, part: 'card', outline: 'solid 3px' });
+  await snapshot(page, 'focused');
+  const [popup] = await Promise.all([page.context().waitForEvent('page'), page.keyboard.press('Enter')]);
+  await popup.waitForLoadState();
+  assert.is(popup.url(), `${upstream.origin}/articles/tide-pools`);
+  assert.is(await popup.evaluate(() => window.opener), null, 'rel=noopener');
+  assert.is(await popup.evaluate(() => document.referrer), '', 'rel=noreferrer');
+});
+
+test.run();
