@@ -1,0 +1,55 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+test('the defaults are the documented ones', () => {
+  const c = loadConfig({});
+  assert.is(c.port, 3000);
+  assert.is(c.rateLimitMax, 20);
+  assert.is(c.rateLimitWindowMs, 10_000);
+  assert.is(c.redisUrl, null);
+  assert.is(c.trustProxy, false);
+  assert.is(c.allowPrivateNetworks, false);
+  assert.is(c.fetchTimeoutMs, 8000);
+  assert.is(c.maxRedirects, 5);
+  assert.is(c.maxPageBytes, 2 * 1024 * 1024);
+  assert.is(c.maxImageBytes, 8 * 1024 * 1024);
+  assert.is(c.showcaseUrl, 'https://github.com/');
+});
+
+const bad: Array<[Record<string, string>, string]> = [
+  [{ PORT: 'eighty' }, 'Invalid setting PORT: "eighty" is not a whole number'],
+  [{ PORT: '70000' }, 'Invalid setting PORT: must be at most 65535'],
+  [{ RATE_LIMIT_MAX: '-1' }, 'Invalid setting RATE_LIMIT_MAX: "-1" is not a whole number'],
+  [{ RATE_LIMIT_WINDOW_MS: '0' }, 'Invalid setting RATE_LIMIT_WINDOW_MS: must be at least 1'],
+  [{ TRUST_PROXY: 'sometimes' }, 'Invalid setting TRUST_PROXY: "sometimes" is not true or false'],
+  [{ LOG_LEVEL: 'loud' }, 'Invalid setting LOG_LEVEL: "loud" is not one of fatal, error, warn, info, debug, trace, silent'],
+  [{ SHOWCASE_URL: 'ftp://x' }, 'Invalid setting SHOWCASE_URL: "ftp://x" is not an absolute http(s) URL'],
+  [{ PUBLIC_BASE_URL: '/relative' }, 'Invalid setting PUBLIC_BASE_URL: "/relative" is not an absolute http(s) URL'],
+  [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'Invalid setting REDIS_URL: "http://127.0.0.1:6379" is not a redis:// or rediss:// URL'],
+  [{ ALLOW_PRIVATE_NETWORKS: 'yes please' }, 'Invalid setting ALLOW_PRIVATE_NETWORKS: "yes please" is not true or false'],
+];
+for (const [env, message] of bad) {
+  test(`a bad ${Object.keys(env)[0]} is refused with a message naming it`, () => {
+    try {
+      loadConfig(env);
+      assert.unreachable('should have thrown');
+    } catch (err) {
+      assert.instance(err, ConfigError);
+      assert.is((err as Error).message, message);
+    }
+  });
+}
+
+test('an invalid setting stops startup with a message naming it', () => {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: 'eighty', LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  assert.is(run.status, 2);
+  assert.match(run.stderr, 'Invalid setting PORT: "eighty" is not a whole number');
+});
+
+test.run();
