@@ -1,0 +1,125 @@
+// RawTags + prefer + page URL → Metadata: the rules table (rules.ts) applied through one
+// normaliser per field (normalize.ts). Pure: no I/O, no clock. Enrichment (image probe, favicon
+// probe, cors_safe, safety tags) happens later, elsewhere; fields it may fill are null here.
+
+import type { ImageMetadata, Metadata } from '../../generated/types.gen.js';
+import type { RawTags } from '../../wasm-parser/types.js';
+import {
+  FIELD_LIMITS,
+  normalizeIconSizes,
+  normalizeMimeType,
+  normalizeNumber,
+  normalizeText,
+  normalizeUrl,
+} from './normalize.js';
+import { FAVICON_TIERS, type Family, IMAGE_DETAIL_KEYS, type PageTags, type Source, indexTags, sourcesFor } from './rules.js';
+
+export interface ExtractOptions {
+  /**
+   * The URL the client asked for, when redirects led elsewhere: SPEC.md makes it the last
+   * fallback of `url`. Defaults to `pageUrl` (the final URL, used to resolve relative links).
+   */
+  requestedUrl?: URL;
+}
+
+/** Metadata of one scanned page. `safety_tags` is empty and `cors_safe` absent: enrichment adds them. */
+export function extractMetadata(tags: RawTags, prefer: Family, pageUrl: URL, options: ExtractOptions = {}): Metadata {
+  const page = indexTags(tags);
+  const base = baseUrlOf(tags, pageUrl);
+  const first = (field: Parameters<typeof sourcesFor>[0], clean: (raw: string) => string | null) =>
+    firstClean(sourcesFor(field, prefer), page, clean);
+  return {
+    title: first('title', (raw) => normalizeText(raw, FIELD_LIMITS.title)),
+    description: first('description', (raw) => normalizeText(raw, FIELD_LIMITS.description)),
+    url:
+      first('url', (raw) => normalizeUrl(raw, base)) ??
+      normalizeUrl((options.requestedUrl ?? pageUrl).href, pageUrl) ??
+      (options.requestedUrl ?? pageUrl).href,
+    image: pickImage(page, prefer, base),
+    type: first('type', (raw) => normalizeText(raw, FIELD_LIMITS.type)),
+    favicon: pickFavicon(page, base, pageUrl),
+    og: page.og,
+    twitter: page.twitter,
+    safety_tags: [],
+  };
+}
+
+/**
+ * The object for a response that is not HTML (SPEC.md Metadata rule 2): nothing to read, so every
+ * field is null but `url` (the requested URL) and `favicon` (the origin's /favicon.ico).
+ */
+export function emptyMetadata(pageUrl: URL, options: ExtractOptions = {}): Metadata {
+  return {
+    title: null,
+    description: null,
+    url: (options.requestedUrl ?? pageUrl).href,
+    image: emptyImage(null),
+    type: null,
+    favicon: emptyImage(defaultFavicon(pageUrl)),
+    og: {},
+    twitter: {},
+    safety_tags: [],
+  };
+}
+
+/**
+ * The URL relative links resolve against: the first `<base href>`, itself resolved against the
+ * page URL, when it gives an http(s) URL; otherwise the page URL (HTML "document base URL").
+ */
+export function baseUrlOf(tags: RawTags, pageUrl: URL): URL {
+  const base = normalizeUrl(tags.baseHref, pageUrl);
+  return base === null ? pageUrl : new URL(base);
+}
+
+/**
+ * The preview image: the first source that resolves to an http(s) URL. Its type, width, height and
+ * size come from the first og:image:type/width/height/size; null ones are for the image probe.
+ */
+export function pickImage(page: PageTags, prefer: Family, base: URL): ImageMetadata {
+  const url = firstClean(sourcesFor('image', prefer), page, (raw) => normalizeUrl(raw, base));
+  if (url === null) return emptyImage(null);
+  return {
+    url,
+    type: normalizeMimeType(page.og[IMAGE_DETAIL_KEYS.type]),
+    width: normalizeNumber(page.og[IMAGE_DETAIL_KEYS.width]),
+    height: normalizeNumber(page.og[IMAGE_DETAIL_KEYS.height]),
+    size: normalizeNumber(page.og[IMAGE_DETAIL_KEYS.size]),
+  };
+}
+
+/**
+ * The favicon: the first tier with a link whose href resolves to http(s) (`data:` icons are
+ * skipped: only http(s) URLs come out), else /favicon.ico of the page's origin. Type and size
+ * come from the link's `type` and `sizes` when they are well formed.
+ */
+export function pickFavicon(page: PageTags, base: URL, pageUrl: URL): ImageMetadata {
+  for (const tier of FAVICON_TIERS) {
+    for (const link of page.links) {
+      if (!tier.matches(link)) continue;
+      const url = normalizeUrl(link.href, base);
+      if (url === null) continue;
+      const { width, height } = normalizeIconSizes(link.sizes);
+      return { url, type: normalizeMimeType(link.type), width, height, size: null };
+    }
+  }
+  return emptyImage(defaultFavicon(pageUrl));
+}
+
+/** `/favicon.ico` at the page's origin: the browsers' own last resort. */
+export function defaultFavicon(pageUrl: URL): string {
+  return new URL('/favicon.ico', pageUrl.origin).href;
+}
+
+function emptyImage(url: string | null): ImageMetadata {
+  return { url, type: null, width: null, height: null, size: null };
+}
+
+function firstClean(sources: Source[], page: PageTags, clean: (raw: string) => string | null): string | null {
+  for (const source of sources) {
+    const raw = source.read(page);
+    if (raw === null) continue;
+    const value = clean(raw);
+    if (value !== null) return value;
+  }
+  return null;
+}

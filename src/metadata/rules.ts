@@ -1,0 +1,147 @@
+// The rules table (STYLE.md 1): for each Metadata field, one ordered list of sources; the first
+// source whose value survives the field's normaliser wins. The order is SPEC.md's, with issue 3's
+// readings where SPEC.md is terse:
+//   - og:* / twitter:* keys come from `property=` or `name=`, lower-cased;
+//   - the first occurrence in document order wins, in the raw maps and in the fields;
+//   - an empty `content` counts as absent (falls through to the next source);
+//   - for title, description, url, image and type: the preferred family, the other family, then
+//     the HTML fallback; `prefer` changes nothing else (SPEC.md Metadata rule 1).
+
+import type { RawLink, RawTags } from '../../wasm-parser/types.js';
+import { FIELD_LIMITS, cut } from './normalize.js';
+
+export type Family = 'og' | 'twitter';
+
+/** What the sources read: the raw tags indexed once per page. */
+export interface PageTags {
+  /** og:* key → first non-empty content (raw); a key whose every tag is empty maps to "". */
+  og: Record<string, string>;
+  twitter: Record<string, string>;
+  /** First non-empty `<meta name=description>` (name matched case-insensitively). */
+  metaDescription: string | null;
+  /** The first `<title>` text. */
+  htmlTitle: string | null;
+  links: RawLink[];
+}
+
+/** A source: a label (the tag it reads, for tests and reports) and how to read it. */
+export interface Source {
+  label: string;
+  read(page: PageTags): string | null;
+}
+
+const fromMap = (family: Family, key: string): Source => ({
+  label: key,
+  read: (page) => nonEmpty(page[family][key]),
+});
+
+const htmlTitle: Source = { label: '<title>', read: (page) => nonEmpty(page.htmlTitle) };
+const metaDescription: Source = { label: '<meta name=description>', read: (page) => page.metaDescription };
+const canonicalLink: Source = {
+  label: '<link rel=canonical>',
+  read: (page) => page.links.find((link) => hasRel(link, 'canonical') && link.href.trim() !== '')?.href ?? null,
+};
+
+/** The family-ordered fields: per family, its tags in SPEC.md's order; then the HTML fallback. */
+export const FIELD_SOURCES = {
+  title: { og: ['og:title'], twitter: ['twitter:title'], fallback: [htmlTitle] },
+  description: { og: ['og:description'], twitter: ['twitter:description'], fallback: [metaDescription] },
+  // The last fallback, the originally requested URL, is added by extract.ts (it is not a tag).
+  url: { og: ['og:url'], twitter: ['twitter:url'], fallback: [canonicalLink] },
+  image: { og: ['og:image', 'og:image:secure_url', 'og:image:url'], twitter: ['twitter:image', 'twitter:image:src'], fallback: [] },
+  type: { og: ['og:type'], twitter: ['twitter:card'], fallback: [] },
+} satisfies Record<string, { og: string[]; twitter: string[]; fallback: Source[] }>;
+
+export type FamilyField = keyof typeof FIELD_SOURCES;
+
+/** The sources of `field` in the order `prefer` gives them. */
+export function sourcesFor(field: FamilyField, prefer: Family): Source[] {
+  const table = FIELD_SOURCES[field];
+  const other: Family = prefer === 'og' ? 'twitter' : 'og';
+  return [
+    ...table[prefer].map((key) => fromMap(prefer, key)),
+    ...table[other].map((key) => fromMap(other, key)),
+    ...table.fallback,
+  ];
+}
+
+/** The image's details: always the first og:image:* tags (issue 3), whichever source won the URL. */
+export const IMAGE_DETAIL_KEYS = {
+  type: 'og:image:type',
+  width: 'og:image:width',
+  height: 'og:image:height',
+  size: 'og:image:size',
+} as const;
+
+/**
+ * Favicon tiers, best first (SPEC.md: apple-touch-icon, mask-icon, SVG icons, other rel=icon,
+ * then /favicon.ico, which extract.ts adds). Within a tier the first link in document order wins.
+ */
+export const FAVICON_TIERS: { label: string; matches(link: RawLink): boolean }[] = [
+  { label: 'apple-touch-icon', matches: (l) => hasRel(l, 'apple-touch-icon') || hasRel(l, 'apple-touch-icon-precomposed') },
+  { label: 'mask-icon', matches: (l) => hasRel(l, 'mask-icon') },
+  { label: 'svg icon', matches: (l) => hasRel(l, 'icon') && isSvg(l) },
+  // "shortcut icon" carries the icon token too.
+  { label: 'icon', matches: (l) => hasRel(l, 'icon') },
+];
+
+/** Indexes the raw tags once: the og and twitter maps, the description meta. */
+export function indexTags(tags: RawTags): PageTags {
+  const og: Record<string, string> = {};
+  const twitter: Record<string, string> = {};
+  let ogKeys = 0;
+  let twitterKeys = 0;
+  let metaDescriptionValue: string | null = null;
+  for (const meta of tags.metas) {
+    const content = meta.content;
+    if (content === null) continue;
+    for (const key of keysOf(meta.property, meta.name)) {
+      if (key.startsWith('og:')) {
+        if (ogKeys < FIELD_LIMITS.rawKeys || key in og) ogKeys += record(og, key, content);
+      } else if (key.startsWith('twitter:')) {
+        if (twitterKeys < FIELD_LIMITS.rawKeys || key in twitter) twitterKeys += record(twitter, key, content);
+      }
+    }
+    if (metaDescriptionValue === null && meta.name !== null && meta.name.trim().toLowerCase() === 'description') {
+      metaDescriptionValue = nonEmpty(content);
+    }
+  }
+  return { og, twitter, metaDescription: metaDescriptionValue, htmlTitle: tags.title, links: tags.links };
+}
+
+/**
+ * The og:/twitter: keys a meta names, lower-cased. `property` is an RDFa list of space-separated
+ * terms (`property="og:title twitter:title"`: both); a tag may carry both attributes
+ * (`property="og:title" name="twitter:title"`): each key counts.
+ */
+function keysOf(property: string | null, name: string | null): string[] {
+  const keys = property === null ? [] : property.toLowerCase().split(/\s+/);
+  if (name !== null) keys.push(name.trim().toLowerCase());
+  return keys.filter((key, i) => key !== '' && keys.indexOf(key) === i);
+}
+
+/**
+ * First non-empty occurrence wins; an empty one holds the key until then. Returns 1 when the key
+ * is new. Values are raw (entity-decoded by the scanner), only cut to FIELD_LIMITS.rawValue.
+ */
+function record(map: Record<string, string>, key: string, content: string): number {
+  const existing = map[key];
+  if (existing !== undefined && existing.trim() !== '') return 0;
+  map[key] = cut(content, FIELD_LIMITS.rawValue);
+  return existing === undefined ? 1 : 0;
+}
+
+/** `rel` is a set of space-separated, case-insensitive tokens (HTML "link types"). */
+export function hasRel(link: RawLink, token: string): boolean {
+  return link.rel.toLowerCase().split(/[\t\n\f\r ]+/).includes(token);
+}
+
+function isSvg(link: RawLink): boolean {
+  if (link.type !== null && link.type.trim().toLowerCase().startsWith('image/svg+xml')) return true;
+  const path = link.href.trim().split(/[?#]/)[0]!.toLowerCase();
+  return path.endsWith('.svg');
+}
+
+function nonEmpty(value: string | null | undefined): string | null {
+  return value === null || value === undefined || value.trim() === '' ? null : value;
+}
