@@ -1,0 +1,117 @@
+// suspicious_domain when the registrable domain looks machine-made (SPEC.md SafetyTag: "new
+// high-entropy domain"; issue 6). Domain-generation algorithms and throwaway spam registrations
+// produce labels like `x7k2m9q4w8z3.com`; people choose words, brands and acronyms.
+//
+// Conservative on purpose (issue 6: zero false positives on the corpus hosts and on the
+// well-known list, bench/data/well-known-domains.txt; bench/safety-fp.ts measures both and the
+// catch rate on random labels). Every threshold below was raised until real names stopped
+// tripping it; the names that forced each one are in test/safety/machine-made.test.ts.
+
+import { parse } from 'tldts';
+import type { SafetyProvider } from './provider.js';
+
+/** The thresholds, as data: each with the real names that decided it. */
+export const MACHINE_MADE_RULES = {
+  /**
+   * Shorter labels are left alone: short names are mostly acronyms and brands (zdf, hdfcbank,
+   * 10jqka, 360buyimg), and a random 8-letter label is rare among generated ones.
+   */
+  minLength: 12,
+  /**
+   * Digits interleaved with letters: at least this many digits and this many switches between
+   * letters and digits. `1point3acres` (2 digits, 3 switches) and `immobilienscout24` (1 switch)
+   * are real; `k3x9q2m7v8wz` has 5 digits and 8 switches.
+   */
+  minDigits: 3,
+  minSwitches: 4,
+  /** ...among at least this many letters (a phone number or a year is not a name made by a machine). */
+  minLetters: 3,
+  /**
+   * Letters that cannot be read aloud: a run of this many consonants (digits and hyphens end a
+   * run; y counts as a vowel), a vowel share at most this, and at least two runs of four.
+   * Joined words and acronyms make one long run each, never this little vowel:
+   * `sportsground` (rtsgr), `crnbccshowcase` (crnbccsh, vowel share 0.21), `wrightsreprints`.
+   */
+  minConsonantRun: 6,
+  maxVowelShare: 0.2,
+  minLongRuns: 2,
+  longRun: 4,
+} as const;
+
+export interface LabelShape {
+  length: number;
+  digits: number;
+  letters: number;
+  switches: number;
+  longestConsonantRun: number;
+  longRuns: number;
+  vowelShare: number;
+}
+
+/** Counts the character classes of one label (a-z, 0-9 and hyphens only; punycode excluded). */
+export function labelShape(label: string): LabelShape {
+  const chars = label.replace(/-/g, '');
+  let digits = 0;
+  let vowels = 0;
+  let switches = 0;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    const isDigit = c >= '0' && c <= '9';
+    if (isDigit) digits++;
+    else if ('aeiouy'.includes(c)) vowels++;
+    if (i > 0) {
+      const prev = chars[i - 1]!;
+      if (isDigit !== (prev >= '0' && prev <= '9')) switches++;
+    }
+  }
+  const runs = label.split(/[aeiouy0-9-]+/).filter(Boolean).map((run) => run.length);
+  const letters = chars.length - digits;
+  return {
+    length: chars.length,
+    digits,
+    letters,
+    switches,
+    longestConsonantRun: Math.max(0, ...runs),
+    longRuns: runs.filter((run) => run >= MACHINE_MADE_RULES.longRun).length,
+    vowelShare: letters === 0 ? 0 : vowels / letters,
+  };
+}
+
+/** True when one domain label looks generated rather than chosen. */
+export function labelLooksMachineMade(label: string): boolean {
+  const rules = MACHINE_MADE_RULES;
+  // Internationalised labels are punycode here; their ASCII form looks random by construction.
+  if (!/^[a-z0-9-]+$/.test(label) || label.startsWith('xn--')) return false;
+  const shape = labelShape(label);
+  if (shape.length < rules.minLength) return false;
+  if (shape.digits >= rules.minDigits && shape.letters >= rules.minLetters && shape.switches >= rules.minSwitches) {
+    return true;
+  }
+  return (
+    shape.longestConsonantRun >= rules.minConsonantRun &&
+    shape.vowelShare <= rules.maxVowelShare &&
+    shape.longRuns >= rules.minLongRuns
+  );
+}
+
+/**
+ * The label a registrant chose: the registrable domain under the ICANN suffixes, without the
+ * suffix (`bbc` for news.bbc.co.uk). Private suffixes (cloudfront.net, github.io) are not used:
+ * those platforms hand out random names to legitimate customers (d2v02itv0y9u9t.cloudfront.net),
+ * while a registrable domain is paid for one name at a time.
+ */
+export function registrableLabel(hostname: string): string | null {
+  const parsed = parse(hostname, { allowPrivateDomains: false });
+  if (parsed.isIp || parsed.domainWithoutSuffix === null || parsed.domainWithoutSuffix === '') return null;
+  return parsed.domainWithoutSuffix.toLowerCase();
+}
+
+export function domainLooksMachineMade(hostname: string): boolean {
+  const label = registrableLabel(hostname);
+  return label !== null && labelLooksMachineMade(label);
+}
+
+export const machineMadeDomainProvider: SafetyProvider = {
+  name: 'machine-made-domain',
+  check: ({ url }) => (domainLooksMachineMade(url.hostname) ? ['suspicious_domain'] : []),
+};
