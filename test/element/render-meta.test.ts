@@ -29,18 +29,12 @@ test.after(async () => {
   await Promise.all([browser?.close(), assets?.close(), upstream?.close()]);
 });
 
-/** A fresh page on the asset server that records every request it makes. */
-async function freshPage(options: Parameters<typeof openPage>[1] = {}): Promise<TestPage & { requested: string[] }> {
-  tab = await openPage(browser, options);
-  const requested: string[] = [];
-  tab.page.on('request', (request) => requested.push(request.url()));
-  await tab.page.goto(`${assets.baseUrl}/test-page`);
-  return Object.assign(tab, { requested });
+/** The file's one page, on a fresh test document. */
+async function freshPage(colorScheme: 'light' | 'dark' = 'light'): Promise<TestPage> {
+  tab ??= await openPage(browser);
+  await tab.reset(`${assets.baseUrl}/test-page`, colorScheme);
+  return tab;
 }
-
-test.after.each(async () => {
-  await tab?.close();
-});
 
 test('renders title, description, host, favicon and image from data-meta, as one link, without a metadata request', async () => {
   const { page, requested } = await freshPage();
@@ -146,7 +140,7 @@ test('data-layout="compact" puts a square thumbnail beside the text', async () =
 });
 
 test('prefers-color-scheme: dark switches the palette', async () => {
-  const { page } = await freshPage({ colorScheme: 'dark' });
+  const { page } = await freshPage('dark');
   await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin)) });
   await waitForState(page, 'ready');
   const colours = await page.evaluate(() => {
@@ -240,6 +234,7 @@ test('keyboard: Tab focuses the card with a visible ring, Enter opens the page i
   assert.is(popup.url(), `${upstream.origin}/articles/tide-pools`);
   assert.is(await popup.evaluate(() => window.opener), null, 'rel=noopener');
   assert.is(await popup.evaluate(() => document.referrer), '', 'rel=noreferrer');
+  await popup.close();
 });
 
 test.run();

@@ -1,0 +1,101 @@
+// WCAG 2.2 AA for the card's palette (issue 7): text at least 4.5:1, the focus ring at least
+// 3:1 (non-text contrast). Checked twice: on the palette data, and on the colours Chromium
+// actually computes for each rendered piece, light and dark.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { DARK, LIGHT, type Palette } from '../../element/palette.js';
+import { startAssetServer, type AssetServer } from './asset-server.js';
+import { launchBrowser, mount, openPage, waitForState } from './browser.js';
+import { contrastRatio } from './contrast.js';
+import { metadataFor } from './metadata-fixture.js';
+
+const AA_TEXT = 4.5;
+const AA_NON_TEXT = 3;
+
+const PAIRS: [string, keyof Palette, keyof Palette, number][] = [
+  ['title', 'fg', 'bg', AA_TEXT],
+  ['description and host', 'muted', 'bg', AA_TEXT],
+  ['safety badge', 'badgeFg', 'badgeBg', AA_TEXT],
+  ['focus ring', 'focus', 'bg', AA_NON_TEXT],
+];
+
+for (const [scheme, palette] of [['light', LIGHT], ['dark', DARK]] as const) {
+  test(`palette (${scheme}): every pair passes WCAG AA`, () => {
+    for (const [what, fg, bg, minimum] of PAIRS) {
+      const ratio = contrastRatio(palette[fg], palette[bg]);
+      console.log(`  ${scheme} ${what}: ${palette[fg]} on ${palette[bg]} = ${ratio.toFixed(2)}:1 (AA ${minimum}:1)`);
+      assert.ok(ratio >= minimum, `${scheme} ${what}: ${ratio.toFixed(2)} < ${minimum}`);
+    }
+  });
+}
+
+test('contrast ratio matches the WCAG reference values', () => {
+  assert.is(contrastRatio('#000000', '#ffffff').toFixed(2), '21.00');
+  assert.is(contrastRatio('#777777', '#ffffff').toFixed(2), '4.48'); // the classic "just fails AA"
+  assert.is(contrastRatio('rgb(255, 255, 255)', 'rgb(255, 255, 255)'), 1);
+});
+
+let browser: Browser;
+let assets: AssetServer;
+
+test.before(async () => {
+  [browser, assets] = await Promise.all([launchBrowser(), startAssetServer()]);
+});
+
+test.after(async () => {
+  await Promise.all([browser?.close(), assets?.close()]);
+});
+
+/** [piece, text colour, colour of the nearest opaque background] as Chromium computes them. */
+type Rendered = [string, string, string][];
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`rendered card (${scheme}): every text piece passes AA and uses the palette`, async () => {
+    const tab = await openPage(browser);
+    try {
+      await tab.reset(`${assets.baseUrl}/test-page`, scheme);
+      await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor('http://127.0.0.1:9', { safety_tags: ['adult'] })) }, 'ready');
+      await mount(tab.page, { 'data-meta': 'not json', 'data-url': 'http://127.0.0.1:9/page' }, 'error');
+      await waitForState(tab.page, 'ready', 'ready');
+      await waitForState(tab.page, 'error', 'error');
+      const rendered: Rendered = await tab.page.evaluate(() => {
+        const background = (el: Element): string => {
+          for (let node: Element | null = el; node; node = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host ?? null)) {
+            const color = getComputedStyle(node).backgroundColor;
+            if (color !== 'rgba(0, 0, 0, 0)' && color !== 'transparent') return color;
+          }
+          return 'rgb(255, 255, 255)';
+        };
+        const out: [string, string, string][] = [];
+        for (const id of ['ready', 'error']) {
+          for (const part of ['title', 'description', 'host', 'badge']) {
+            const el = document.getElementById(id)!.shadowRoot!.querySelector(`[part=${part}]`)! as HTMLElement;
+            if (el.hidden) continue;
+            out.push([`${id} ${part}`, getComputedStyle(el).color, background(el)]);
+          }
+        }
+        return out;
+      });
+      assert.is(rendered.length, 7, 'ready: title, description, host, badge; error: title, description, host');
+      const palette = scheme === 'light' ? LIGHT : DARK;
+      const expected: Record<string, [keyof Palette, keyof Palette]> = {
+        title: ['fg', 'bg'],
+        description: ['muted', 'bg'],
+        host: ['muted', 'bg'],
+        badge: ['badgeFg', 'badgeBg'],
+      };
+      for (const [piece, color, bg] of rendered) {
+        const [fgKey, bgKey] = expected[piece.split(' ')[1]!]!;
+        assert.is(contrastRatio(color, palette[fgKey]), 1, `${piece} text colour comes from the palette`);
+        assert.is(contrastRatio(bg, palette[bgKey]), 1, `${piece} background comes from the palette`);
+        const ratio = contrastRatio(color, bg);
+        assert.ok(ratio >= AA_TEXT, `${scheme} ${piece}: ${ratio.toFixed(2)}:1`);
+      }
+    } finally {
+      await tab.close();
+    }
+  });
+}
+
+test.run();
