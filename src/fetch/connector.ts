@@ -15,13 +15,18 @@ import type { LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { buildConnector } from 'undici';
 import type { Config } from '../config.js';
-import { BlockedAddressError, blockedReason, guardLookup, hostLiteral } from './address.js';
+import { BlockedAddressError, blockedReason, guardLookup, hostLiteral, isPublicAddress } from './address.js';
 
 export type Connector = buildConnector.connector;
 
 export interface ConnectorOptions {
   /** The resolver (tests inject one; production uses dns.lookup). */
   lookup?: LookupFunction;
+  /**
+   * Test seam: which addresses count as public (default address.ts isPublicAddress). Lets a test
+   * trust exactly one loopback fixture while the guard stays on for every other address.
+   */
+  isPublic?: (ip: string) => boolean;
 }
 
 /** A connector for undici's Agent that applies the address policy at connect time. */
@@ -30,7 +35,9 @@ export function createGuardedConnector(
   options: ConnectorOptions = {},
 ): Connector {
   const guard = !config.allowPrivateNetworks;
-  const lookup = guard ? guardLookup(options.lookup) : options.lookup;
+  const isPublic = options.isPublic ?? isPublicAddress;
+  const refusal = (ip: string): string | null => (isPublic(ip) ? null : (blockedReason(ip) ?? 'not public under the test policy'));
+  const lookup = guard ? guardLookup(options.lookup, isPublic) : options.lookup;
   const connect = buildConnector({
     // undici only offers h2 in ALPN when the connector is built with it; the Agent's own allowH2
     // is not passed down to a custom connector (undici 7.30 lib/core/connect.js).
@@ -44,7 +51,7 @@ export function createGuardedConnector(
 
   return (opts, callback) => {
     const literal = hostLiteral(opts.hostname);
-    const literalWhy = literal === null ? null : blockedReason(literal);
+    const literalWhy = literal === null ? null : refusal(literal);
     if (literal !== null && literalWhy !== null) {
       callback(new BlockedAddressError(opts.hostname, literal, literalWhy), null);
       return;
@@ -52,7 +59,7 @@ export function createGuardedConnector(
     connect(opts, (err, socket) => {
       if (err || !socket) return callback(err ?? new Error('no socket'), null);
       const remote = (socket as Socket).remoteAddress;
-      const remoteWhy = remote === undefined ? 'socket has no remote address' : blockedReason(remote);
+      const remoteWhy = remote === undefined ? 'socket has no remote address' : refusal(remote);
       if (remoteWhy !== null) {
         socket.destroy();
         return callback(new BlockedAddressError(opts.hostname, remote ?? '', remoteWhy), null);

@@ -16,6 +16,10 @@ export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLif
     return err instanceof FetchTimeout ? err : new FetchTimeout(`deadline of ${lifetime.deadlineMs} ms passed during ${stage}`, { cause: err });
   }
   if (err instanceof LinkPeekError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new FetchTimeout(`${stage}: ${code}`, { cause: err });
+  }
   if (lifetime.callerAborted) return new FetchFailed('aborted by the caller', { cause: err });
   const blocked = findBlocked(err);
   if (blocked) return new FetchFailed(`blocked address: ${blocked.hostname} → ${blocked.address} (${blocked.why})`, { cause: err });

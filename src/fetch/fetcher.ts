@@ -11,7 +11,7 @@ import type { Config } from '../config.js';
 import { FetchFailed } from '../errors.js';
 import { createGuardedConnector } from './connector.js';
 import { contentCodings, decodeBody } from './decode.js';
-import { toFetchError } from './failure.js';
+import { findBlocked, toFetchError } from './failure.js';
 import { FetchLifetime } from './lifetime.js';
 import { FetchLimiter } from './limiter.js';
 import { CALLER_HEADERS, REDIRECT_STATUSES, requestHeaders } from './policy.js';
@@ -27,6 +27,12 @@ export interface SafeFetchDeps {
   lookup?: LookupFunction;
   /** Told about refused targets: a blocked address or redirect is worth a look (SSRF probing). */
   logger?: SafeFetchLogger;
+  /**
+   * Test seam: which addresses count as public (default address.ts isPublicAddress), applied to
+   * URLs, DNS answers and sockets alike. Tests use it to trust one loopback fixture while every
+   * other address stays guarded; production never sets it.
+   */
+  isPublicAddress?: (ip: string) => boolean;
 }
 
 export interface SafeFetchService {
@@ -45,13 +51,14 @@ const REDIRECT_BODY_DRAIN = 64 * 1024;
 export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeFetchService {
   const agent = new Agent({
     allowH2: true,
-    connect: createGuardedConnector(config, { lookup: deps.lookup }),
-    // undici's own timers are a second net under the total deadline, never the first.
-    headersTimeout: config.fetchTimeoutMs,
-    bodyTimeout: config.fetchTimeoutMs,
+    connect: createGuardedConnector(config, { lookup: deps.lookup, isPublic: deps.isPublicAddress }),
+    // undici's own timers are a second net under the total deadline, never the first: they are
+    // coarse (FastTimer, ~0.5 s ticks) and would otherwise race it.
+    headersTimeout: 2 * config.fetchTimeoutMs,
+    bodyTimeout: 2 * config.fetchTimeoutMs,
   });
   const limiter = new FetchLimiter(config.maxConcurrentFetches, config.fetchQueueMax);
-  const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks };
+  const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks, isPublic: deps.isPublicAddress };
 
   async function safeFetch(url: URL, options: SafeFetchOptions): Promise<SafeFetchResponse> {
     const headers = { ...requestHeaders(config, options.accept), ...callerHeaders(options.headers) };
@@ -62,6 +69,11 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       return readable(finalUrl, response, options.maxBytes, lifetime);
     } catch (err) {
       lifetime.end(err instanceof Error ? err : undefined);
+      const blocked = findBlocked(err);
+      if (blocked) {
+        const { hostname, address, why } = blocked;
+        deps.logger?.warn({ url: url.href, hostname, address, why }, 'upstream address refused');
+      }
       throw toFetchError(err, 'request', lifetime);
     }
   }

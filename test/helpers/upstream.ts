@@ -16,6 +16,7 @@
 //   up.connections                  → TCP connections accepted so far (0 proves nothing was dialled)
 //   await up.close()                → stops listening and cuts every connection, stalled ones included
 //
+// `host` picks another loopback address (127.0.0.2…), e.g. for a second, "private" fixture.
 // HTTPS and HTTP/2 use the committed self-signed certificate of test/fixtures/tls (127.0.0.1,
 // ::1 and localhost, valid until 2126); clients trust it through TEST_CA_FILE, e.g.
 // loadConfig({ UPSTREAM_CA_FILE: TEST_CA_FILE }), never by turning verification off.
@@ -62,6 +63,8 @@ export interface Upstream {
 
 export interface StartOptions {
   protocol?: UpstreamProtocol;
+  /** Loopback address to listen on (default 127.0.0.1; any 127.x.y.z works on Linux). */
+  host?: string;
   /** Exact pathname → handler. '*' catches the rest; without it, unknown paths get a 404. */
   routes: Record<string, Route>;
 }
@@ -76,6 +79,7 @@ export const TEST_TLS = {
 
 export async function startUpstream(options: StartOptions): Promise<Upstream> {
   const protocol = options.protocol ?? 'http';
+  const host = options.host ?? '127.0.0.1';
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let connections = 0;
@@ -116,7 +120,7 @@ export async function startUpstream(options: StartOptions): Promise<Upstream> {
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const scheme = protocol === 'http' ? 'http' : 'https';
@@ -124,8 +128,8 @@ export async function startUpstream(options: StartOptions): Promise<Upstream> {
   return {
     protocol,
     port,
-    origin: `${scheme}://127.0.0.1:${port}`,
-    url: (pathAndQuery, host = '127.0.0.1') => new URL(`${scheme}://${host}:${port}${pathAndQuery}`),
+    origin: `${scheme}://${host}:${port}`,
+    url: (pathAndQuery, name = host) => new URL(`${scheme}://${name}:${port}${pathAndQuery}`),
     hits: (pathname) => requests.filter((r) => new URL(r.path, 'http://x').pathname === pathname).length,
     requests,
     get connections() {
@@ -144,11 +148,18 @@ function record(req: UpstreamRequest, res: UpstreamResponse): RecordedRequest {
   for (const [name, value] of Object.entries(req.headers)) {
     if (!name.startsWith(':')) headers[name] = value;
   }
+  // Judged at 'close', which both HTTP/1.1 and HTTP/2 responses emit last. The HTTP/2 compat
+  // layer also emits 'finish' when the client resets the stream, so 'finish' alone proves nothing:
+  // a response is complete only if the handler ended it and it was flushed, before the close.
   const outcome = new Promise<Outcome>((resolve) => {
-    res.once('finish', () => resolve('finished'));
-    res.once('close', () => resolve(res.writableFinished ? 'finished' : 'closed early'));
+    res.once('close', () => resolve(res.writableEnded && res.writableFinished && !streamReset(res) ? 'finished' : 'closed early'));
   });
   return { method: req.method ?? '', path: req.url ?? '', headers, httpVersion: req.httpVersion, outcome };
+}
+
+function streamReset(res: UpstreamResponse): boolean {
+  const stream = (res as http2.Http2ServerResponse).stream as http2.ServerHttp2Stream | undefined;
+  return stream !== undefined && stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR;
 }
 
 // ---- Route builders -------------------------------------------------------------------------

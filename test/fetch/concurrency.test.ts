@@ -1,0 +1,94 @@
+// A cap on upstream fetches in flight per instance, with a bounded queue (issue 4): past it,
+// Overloaded at once, not a pile-up. A slot is held until the body ends or is closed.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FetchTimeout, Overloaded } from '../../src/errors.js';
+import { createSafeFetch } from '../../src/fetch/fetcher.js';
+import type { ServerResponse } from 'node:http';
+import { respond, startUpstream } from '../helpers/upstream.js';
+import { readAll, rejection, sleep, testConfig } from './harness.js';
+
+const test = suite('safeFetch concurrency cap');
+
+test('two in flight, one queued, the fourth is Overloaded at once; the queue drains in order', async () => {
+  const held: ServerResponse[] = [];
+  const up = await startUpstream({
+    routes: {
+      '/hold': (_req, res) => {
+        held.push(res as ServerResponse);
+      },
+      '/quick': respond(200, 'quick'),
+    },
+  });
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '2', FETCH_QUEUE_MAX: '1' }));
+  try {
+    const first = safeFetch(up.url('/hold?1'), { maxBytes: 1024 });
+    const second = safeFetch(up.url('/hold?2'), { maxBytes: 1024 });
+    const third = safeFetch(up.url('/quick'), { maxBytes: 1024 });
+    assert.is(limiter.inFlight, 2);
+    assert.is(limiter.queued, 1);
+
+    const started = Date.now();
+    const fourth = await rejection(safeFetch(up.url('/quick'), { maxBytes: 1024 }));
+    assert.instance(fourth, Overloaded);
+    assert.is(fourth.message, 'The service is busy; retry in a second.');
+    assert.ok(Date.now() - started < 50, 'refused at once');
+
+    while (held.length < 2) await sleep(5);
+    assert.is(up.hits('/quick'), 0, 'the queued fetch has not started');
+
+    // The first answer's headers arrive, but its slot stays taken until its body is read.
+    held[0]!.writeHead(200);
+    held[0]!.write('one');
+    const firstRes = await first;
+    await sleep(30);
+    assert.is(up.hits('/quick'), 0, 'headers alone do not free the slot');
+    held[0]!.end();
+    assert.is((await readAll(firstRes.body)).toString(), 'one');
+
+    const thirdRes = await third;
+    assert.is((await readAll(thirdRes.body)).toString(), 'quick');
+    assert.is(limiter.queued, 0);
+
+    held[1]!.writeHead(200);
+    held[1]!.end('two');
+    assert.is((await readAll((await second).body)).toString(), 'two');
+    assert.is(limiter.inFlight, 0);
+  } finally {
+    await close();
+    await up.close();
+  }
+});
+
+test('a queued fetch counts its wait against the deadline and leaves the queue at it', async () => {
+  const up = await startUpstream({ routes: { '/hold': () => {} } });
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '5', FETCH_TIMEOUT_MS: '300' }));
+  try {
+    const first = rejection(safeFetch(up.url('/hold'), { maxBytes: 1024 }));
+    const queued = rejection(safeFetch(up.url('/hold?queued'), { maxBytes: 1024 }));
+    assert.is(limiter.queued, 1);
+    assert.instance(await queued, FetchTimeout);
+    assert.instance(await first, FetchTimeout);
+    assert.is(limiter.queued, 0);
+    assert.is(limiter.inFlight, 0);
+    assert.is(up.hits('/hold'), 1, 'the queued fetch never reached the upstream');
+  } finally {
+    await close();
+    await up.close();
+  }
+});
+
+test('FETCH_QUEUE_MAX=0: no queue, Overloaded as soon as every slot is taken', async () => {
+  const up = await startUpstream({ routes: { '/hold': () => {} } });
+  const { safeFetch, close } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '0', FETCH_TIMEOUT_MS: '300' }));
+  try {
+    const first = rejection(safeFetch(up.url('/hold'), { maxBytes: 1024 }));
+    assert.instance(await rejection(safeFetch(up.url('/hold'), { maxBytes: 1024 })), Overloaded);
+    await first;
+  } finally {
+    await close();
+    await up.close();
+  }
+});
+
+test.run();
