@@ -13,8 +13,17 @@ import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { rateLimit } from './api/rate-limit.js';
 import { requestLog } from './api/request-log.js';
 import { createRouter } from './api/router.js';
+import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
 import { createLogger } from './log.js';
+import {
+  FallbackExtractionStore,
+  MemoryExtractionStore,
+  RedisExtractionStore,
+  type ExtractionStore,
+} from './metadata/extraction-store.js';
+import { createMetadataService, type Enricher } from './metadata/service.js';
 import type { MetadataService } from './metadata/service-types.js';
+import { Failover } from './store/failover.js';
 import { connectRedis } from './store/redis.js';
 import {
   FallbackRateLimitStore,
@@ -27,13 +36,19 @@ export interface AppDeps {
   logger?: Logger;
   /** A connected client; when absent and REDIS_URL is set, the app connects its own. */
   redis?: Redis;
+  /** How upstream fetches resolve names and judge addresses (tests inject a resolver). */
+  fetch?: SafeFetchDeps;
+  /** Replaces the whole metadata pipeline (tests of the HTTP layer alone). */
   metadata?: MetadataService;
   proxy?: ImageProxy;
+  enrichers?: Enricher[];
 }
 
 export interface App {
   koa: Koa;
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
+  /** True while Redis is configured but failing (the memory stores are answering). */
+  readonly degraded: boolean;
   /** Releases timers, stores and connections the app opened. */
   close(): Promise<void>;
 }
@@ -42,15 +57,27 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const logger = deps.logger ?? createLogger(config);
   const ownsRedis = !deps.redis && config.redisUrl !== null;
   const redis = deps.redis ?? (config.redisUrl ? await connectRedis(config.redisUrl, logger) : null);
+  const failover = new Failover((degraded, err) => {
+    if (degraded) logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis failed: using memory stores');
+    else logger.info('redis answers again: back on shared stores');
+  });
 
-  const limiter = createRateLimitStore(config, redis, logger);
-  const router = await createRouter(
-    createHandlers({ config, metadata: deps.metadata ?? null, proxy: deps.proxy ?? null }),
-    {
-      target: { allowPrivateNetworks: config.allowPrivateNetworks },
-      showcaseLocation: (ctx) => showcaseLocation(config, `${ctx.protocol}://${ctx.host}`),
-    },
-  );
+  const limiter = createRateLimitStore(config, redis, failover);
+  const fetcher = createSafeFetch(config, { logger, ...deps.fetch });
+  const metadata =
+    deps.metadata ??
+    createMetadataService({
+      config,
+      safeFetch: fetcher.safeFetch,
+      store: createExtractionStore(config, redis, failover),
+      enrichers: deps.enrichers ?? [],
+      onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
+    });
+
+  const router = await createRouter(createHandlers({ config, metadata, proxy: deps.proxy ?? null }), {
+    target: { allowPrivateNetworks: config.allowPrivateNetworks },
+    showcaseLocation: (ctx) => showcaseLocation(config, `${ctx.protocol}://${ctx.host}`),
+  });
 
   const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // every error is answered and logged by errorBoundary
@@ -64,24 +91,29 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   return {
     koa,
     callback: () => koa.callback(),
+    get degraded() {
+      return failover.degraded;
+    },
     async close() {
       limiter?.close();
-      await deps.metadata?.close();
+      await metadata.close();
+      await fetcher.close();
       if (ownsRedis && redis) redis.disconnect();
     },
   };
 }
 
-function createRateLimitStore(config: Config, redis: Redis | null, logger: Logger): RateLimitStore | null {
+function createRateLimitStore(config: Config, redis: Redis | null, failover: Failover): RateLimitStore | null {
   if (config.rateLimitMax === 0) return null;
   // SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
   const opts = { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
   const memory = new MemoryRateLimitStore(opts);
-  if (!redis) return memory;
-  return new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts), memory, (degraded, err) => {
-    if (degraded) logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'rate limit: redis failed, counting in memory');
-    else logger.info('rate limit: back on redis');
-  });
+  return redis ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts), memory, failover) : memory;
+}
+
+function createExtractionStore(config: Config, redis: Redis | null, failover: Failover): ExtractionStore {
+  const memory = new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes });
+  return redis ? new FallbackExtractionStore(new RedisExtractionStore(redis), memory, failover) : memory;
 }
 
 /** SPEC.md: the 302's Location is an absolute URI of this endpoint with the showcase page as `url`. */

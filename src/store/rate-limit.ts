@@ -8,6 +8,7 @@
 import type { Redis } from 'ioredis';
 import MemoryLimiter from 'koa-ratelimit/limiter/memory.js';
 import RedisLimiter from 'koa-ratelimit/limiter/redis.js';
+import type { Failover } from './failover.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -144,34 +145,19 @@ export class RedisRateLimitStore implements RateLimitStore {
   close(): void {}
 }
 
-/**
- * Redis first; when Redis fails, this request and the ones after it are counted in memory until
- * Redis answers again. Said once per outage in the log, never a 500 (issue 2).
- */
+/** Redis first; memory while it fails (store/failover.ts), counted on the same window settings. */
 export class FallbackRateLimitStore implements RateLimitStore {
-  private degraded = false;
-
   constructor(
     private readonly primary: RateLimitStore,
     private readonly fallback: RateLimitStore,
-    private readonly onChange: (degraded: boolean, err?: unknown) => void,
+    private readonly failover: Failover,
   ) {}
 
-  async hit(id: string): Promise<RateDecision> {
-    try {
-      const decision = await this.primary.hit(id);
-      if (this.degraded) {
-        this.degraded = false;
-        this.onChange(false);
-      }
-      return decision;
-    } catch (err) {
-      if (!this.degraded) {
-        this.degraded = true;
-        this.onChange(true, err);
-      }
-      return this.fallback.hit(id);
-    }
+  hit(id: string): Promise<RateDecision> {
+    return this.failover.run(
+      () => this.primary.hit(id),
+      () => this.fallback.hit(id),
+    );
   }
 
   close(): void {

@@ -1,0 +1,170 @@
+// The metadata pipeline (DESIGN.md "Flow of one request"): cache → single-flight → safeFetch →
+// charset + head scan → rules → enrichment within a budget → cache. Both preferences are built
+// from one fetch, so prefer=og and prefer=twitter share it (DESIGN.md "Caching").
+
+import type { Metadata } from '../../generated/types.gen.js';
+import type { RawTags } from '../../wasm-parser/types.js';
+import { scanHead } from '../../wasm-parser/index.js';
+import type { Config } from '../config.js';
+import { FetchFailed, FetchTimeout } from '../errors.js';
+import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
+import { SNIFF_BYTES, sniffImage } from '../images/sniff.js';
+import { emptyMetadata, extractMetadata } from './extract.js';
+import type { Extraction, ExtractionStore } from './extraction-store.js';
+import type { MetadataService, Prefer } from './service-types.js';
+
+/** What an enricher sees and may fill in: both variants of one page, before they are cached. */
+export interface EnrichmentInput {
+  target: URL;
+  /** The final URL after redirects. */
+  finalUrl: URL;
+  /** The page's head tags; null for a response that is not HTML. */
+  tags: RawTags | null;
+  og: Metadata;
+  twitter: Metadata;
+}
+
+/**
+ * A step that adds to a fresh extraction (image and favicon probes, safety tags). It must stop
+ * when `signal` aborts (the enrichment budget, ENRICH_BUDGET_MS); whatever it set by then stays.
+ */
+export type Enricher = (input: EnrichmentInput, signal: AbortSignal) => Promise<void>;
+
+export interface MetadataServiceDeps {
+  config: Config;
+  safeFetch: SafeFetch;
+  store: ExtractionStore;
+  enrichers?: Enricher[];
+  /** Observability hooks (metrics): cache outcome of each request. */
+  onCache?: (outcome: 'hit' | 'miss' | 'coalesced') => void;
+  /** Told of an enricher that failed (the extraction is still answered). */
+  onEnricherError?: (err: unknown) => void;
+}
+
+/** The cache key of a target: its URL without the fragment, which never reaches the server. */
+export function extractionKey(target: URL): string {
+  const key = new URL(target.href);
+  key.hash = '';
+  return key.href;
+}
+
+export function createMetadataService(deps: MetadataServiceDeps): MetadataService {
+  const { config, store } = deps;
+  const inflight = new Map<string, Promise<Extraction>>();
+
+  async function extract(target: URL): Promise<Extraction> {
+    try {
+      const fresh = await fetchAndExtract(target, deps);
+      await runEnrichers(fresh, deps);
+      // A copy: an enricher that overran the budget must not change what is already cached.
+      const value: Extraction = { ok: true, og: structuredClone(fresh.og), twitter: structuredClone(fresh.twitter) };
+      await store.set(extractionKey(target), value, config.cacheTtlMs);
+      return value;
+    } catch (err) {
+      // Failures are kept briefly so a dead host is not hammered; Overloaded and the unexpected
+      // are not failures of the page and are not cached.
+      if (err instanceof FetchFailed) {
+        const value: Extraction = { ok: false, code: err instanceof FetchTimeout ? 'FETCH_TIMEOUT' : 'FETCH_FAILED', reason: err.reason };
+        await store.set(extractionKey(target), value, config.cacheFailureTtlMs);
+        return value;
+      }
+      throw err;
+    }
+  }
+
+  return {
+    async get(target: URL, prefer: Prefer): Promise<Metadata> {
+      const key = extractionKey(target);
+      let extraction = await store.get(key);
+      if (extraction) deps.onCache?.('hit');
+      else {
+        let pending = inflight.get(key);
+        if (pending) deps.onCache?.('coalesced');
+        else {
+          deps.onCache?.('miss');
+          pending = extract(target).finally(() => inflight.delete(key));
+          inflight.set(key, pending);
+        }
+        extraction = await pending;
+      }
+      if (!extraction.ok) {
+        throw extraction.code === 'FETCH_TIMEOUT' ? new FetchTimeout(extraction.reason) : new FetchFailed(extraction.reason);
+      }
+      return extraction[prefer];
+    },
+    async close() {},
+  };
+}
+
+/** HTML or XHTML, by the response's word; a missing Content-Type is read as HTML too. */
+function isHtml(contentType: string): boolean {
+  return contentType === '' || /\b(html|xhtml)\b/i.test(contentType);
+}
+
+async function fetchAndExtract(target: URL, { config, safeFetch }: MetadataServiceDeps): Promise<EnrichmentInput> {
+  const res = await safeFetch(target, { maxBytes: config.maxPageBytes });
+  try {
+    if (res.status >= 400) throw new FetchFailed(`upstream status ${res.status}`);
+    if (res.status < 200 || res.status >= 300) throw new FetchFailed(`unexpected upstream status ${res.status}`);
+    const contentType = res.headers['content-type'] ?? '';
+    const finalUrl = res.url;
+    const options = { requestedUrl: target };
+
+    if (isHtml(contentType)) {
+      const scan = await scanHead(res.body, { contentType });
+      if (scan.bytesConsumed === 0) throw new FetchFailed('empty body');
+      return {
+        target,
+        finalUrl,
+        tags: scan.tags,
+        og: extractMetadata(scan.tags, 'og', finalUrl, options),
+        twitter: extractMetadata(scan.tags, 'twitter', finalUrl, options),
+      };
+    }
+
+    // SPEC.md Metadata rule 2: not HTML, still the normalized object. An image URL describes
+    // itself in `image` (DESIGN.md "Non-HTML targets").
+    const head = await readHead(res, SNIFF_BYTES);
+    if (head.length === 0) throw new FetchFailed('empty body');
+    const sniffed = /^image\//i.test(contentType) ? sniffImage(head) : null;
+    const make = (): Metadata => {
+      const meta = emptyMetadata(finalUrl, options);
+      if (sniffed) meta.image = { url: finalUrl.href, type: sniffed.type, width: sniffed.width, height: sniffed.height, size: null };
+      return meta;
+    };
+    return { target, finalUrl, tags: null, og: make(), twitter: make() };
+  } finally {
+    res.close();
+  }
+}
+
+/** The first `limit` bytes of the body (or all of it when shorter). */
+async function readHead(res: SafeFetchResponse, limit: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of res.body) {
+    chunks.push(chunk);
+    length += chunk.length;
+    if (length >= limit) break;
+  }
+  return Buffer.concat(chunks).subarray(0, limit);
+}
+
+/** Every enricher at once, and never longer than the budget: the answer does not wait past it. */
+async function runEnrichers(input: EnrichmentInput, deps: MetadataServiceDeps): Promise<void> {
+  const enrichers = deps.enrichers ?? [];
+  if (enrichers.length === 0) return;
+  const budget = new AbortController();
+  const timer = setTimeout(() => budget.abort(new Error('enrichment budget spent')), deps.config.enrichBudgetMs);
+  try {
+    const all = Promise.allSettled(enrichers.map((enrich) => enrich(input, budget.signal)));
+    const over = new Promise<void>((resolve) => budget.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const settled = await Promise.race([all, over]);
+    if (Array.isArray(settled)) {
+      for (const s of settled) if (s.status === 'rejected') deps.onEnricherError?.(s.reason);
+    }
+  } finally {
+    clearTimeout(timer);
+    budget.abort();
+  }
+}
