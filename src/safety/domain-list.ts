@@ -32,7 +32,8 @@ export interface ParsedDomainList {
 
 /** Lower-case ASCII (punycode) form without a trailing dot, or null when it is no domain name. */
 export function normaliseDomain(raw: string): string | null {
-  const trimmed = raw.trim().replace(/\.$/, '');
+  // `*.evil.example` (a wildcard some lists write) means the same as `evil.example` here.
+  const trimmed = raw.trim().replace(/\.$/, '').replace(/^\*\./, '');
   // IP literals are not matched by these lists (hosts files only name domains).
   if (trimmed === '' || net.isIP(trimmed) !== 0) return null;
   // domainToASCII lower-cases, applies IDNA (bücher.example -> xn--bcher-kva.example) and
@@ -40,8 +41,9 @@ export function normaliseDomain(raw: string): string | null {
   const ascii = domainToASCII(trimmed);
   // A single label ("com", "localhost") would list a whole top-level domain or the machine
   // itself: refused as a mistake.
-  if (ascii === '' || !ascii.includes('.')) return null;
-  return ascii;
+  if (ascii === '' || !ascii.includes('.') || ascii.length > 253) return null;
+  // Host-name labels (RFC 1123), plus `_` which real DNS names and blocklists carry.
+  return ascii.split('.').every((label) => /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/.test(label)) ? ascii : null;
 }
 
 export function parseDomainList(text: string): ParsedDomainList {

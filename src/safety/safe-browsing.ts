@@ -95,7 +95,8 @@ export function safeBrowsingProvider(options: SafeBrowsingOptions): SafetyProvid
   const now = options.now ?? Date.now;
   const endpoint = new URL(options.endpoint);
   endpoint.searchParams.set('key', options.apiKey);
-  const cache = new LRUCache<string, Verdict>({ max: SAFE_BROWSING_CACHE.maxEntries, ttlAutopurge: false, perf: { now } });
+  // ttlResolution 0: every read asks the clock, so a verdict never outlives its cacheDuration.
+  const cache = new LRUCache<string, Verdict>({ max: SAFE_BROWSING_CACHE.maxEntries, ttlResolution: 0, perf: { now } });
   let pausedUntil = 0;
 
   async function lookup(url: string, signal: AbortSignal): Promise<boolean> {
