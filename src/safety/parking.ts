@@ -49,8 +49,8 @@ export const PARKING_ASSETS: readonly AssetMarker[] = [
  * "domain" so that a shop's "for sale" is not read as parking.
  */
 export const PARKING_PHRASES: readonly RegExp[] = [
-  // "This domain is for sale", "The domain name may be for sale" (Dan.com, Afternic, Sedo)
-  /\b(?:this|the) domain(?: name)? (?:is|may be|might be) for sale\b/i,
+  // "This domain is for sale", "The domain name example.com may be for sale" (Dan.com, Afternic, Sedo)
+  /\b(?:this|the) domain(?: name)?(?: [a-z0-9.-]+\.[a-z]{2,})? (?:is|may be|might be) for sale\b/i,
   // "example.com is for sale" (HugeDomains, Dan.com, Afternic titles start with the name)
   /^\s*(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\s+(?:is|may be) for sale\b/i,
   /\b(?:buy|purchase|make an offer on) this domain\b/i,
