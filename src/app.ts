@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { cors } from './api/cors.js';
+import { assetRoutes } from './assets/routes.js';
 import { errorBoundary } from './api/error-boundary.js';
 import { refuseFetchLoops } from './api/fetch-loop.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
@@ -86,6 +87,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   koa.use(errorBoundary(logger));
   koa.use(rateLimit(limiter));
   koa.use(refuseFetchLoops);
+  koa.use(assetRoutes(config));
   koa.use(router);
 
   return {
