@@ -1,0 +1,92 @@
+// Any charset, aiming at readable text (issue 3): BOM, then valid UTF-8, then the HTTP charset,
+// then the page's declaration (also after 1024 bytes), else windows-1252.
+import iconv from 'iconv-lite';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { scanHead } from '../../wasm-parser/index.js';
+import {
+  charsetOfContentType,
+  charsetOfMetaContent,
+  encodingForDeclaredLabel,
+  encodingForLabel,
+  incompleteUtf8Tail,
+} from '../../wasm-parser/charset.js';
+import { bomPages, encodedPages } from './encoded-pages.js';
+import { utf8 } from './cuts.js';
+
+const descriptionOf = (metas: { name: string | null; content: string | null }[]) => metas.find((m) => m.name === 'description')?.content;
+
+for (const page of [...encodedPages, ...bomPages]) {
+  test(`reads ${page.name} as ${page.charset}`, async () => {
+    const result = await scanHead(page.bytes, { contentType: page.contentType });
+    assert.is(result.charset, page.charset);
+    assert.is(result.tags.title, page.title);
+    assert.is(descriptionOf(result.tags.metas), page.description);
+    assert.is(result.stoppedAtBody, true);
+  });
+}
+
+test('a mid-head charset change re-scans the held bytes: metas before the change are kept once', async () => {
+  const page = encodedPages.find((p) => p.name.startsWith('the choice changes mid-head'))!;
+  const { tags } = await scanHead(page.bytes);
+  assert.equal(tags.metas.filter((m) => m.property === 'og:site_name').map((m) => m.content), ['ascii site']);
+  assert.is(tags.metas.length, 4);
+});
+
+test('character references are decoded in a legacy-charset page too', async () => {
+  const bytes = iconv.encode('<meta charset="windows-1252"><title>Caf&eacute; &amp; cr\u00e8me</title><body>', 'windows-1252');
+  assert.is((await scanHead(new Uint8Array(bytes))).tags.title, 'Café & crème');
+});
+
+test('a UTF-8 character split across chunk edges is not a U+FFFD and does not change the charset', async () => {
+  const bytes = utf8('<title>日本語 Ελληνικά 😀</title><body>');
+  const oneByteChunks = (async function* () {
+    for (const b of bytes) yield new Uint8Array([b]);
+  })();
+  const result = await scanHead(oneByteChunks);
+  assert.is(result.tags.title, '日本語 Ελληνικά 😀');
+  assert.is(result.charset, 'utf-8');
+});
+
+test('a UTF-8 sequence cut by the end of the input is dropped, not turned into windows-1252', async () => {
+  const bytes = utf8('<title>Ελληνικά</title><meta name=a content="é');
+  const result = await scanHead(bytes.subarray(0, bytes.length - 1));
+  assert.is(result.charset, 'utf-8');
+  assert.is(result.tags.title, 'Ελληνικά');
+});
+
+test('the charset parameter of a Content-Type is found quoted or not, any case', () => {
+  assert.is(charsetOfContentType('text/html; charset=Shift_JIS'), 'Shift_JIS');
+  assert.is(charsetOfContentType('text/html;CHARSET="euc-jp"; foo=bar'), 'euc-jp');
+  assert.is(charsetOfContentType('text/html'), null);
+  assert.is(charsetOfContentType(null), null);
+});
+
+test('the charset in a meta content follows HTML\'s extraction algorithm', () => {
+  assert.is(charsetOfMetaContent('text/html; charset=gb2312'), 'gb2312');
+  assert.is(charsetOfMetaContent('text/html;charset = "windows-1251"'), 'windows-1251');
+  assert.is(charsetOfMetaContent("text/html; charset='euc-jp'"), 'euc-jp');
+  assert.is(charsetOfMetaContent('text/html; charsetx; charset=utf-8'), 'utf-8');
+  assert.is(charsetOfMetaContent('text/html'), null);
+  assert.is(charsetOfMetaContent('text/html; charset="unterminated'), null);
+});
+
+test('labels map to WHATWG encodings; UTF-16 declared in a page means UTF-8; unknown labels are null', () => {
+  assert.is(encodingForLabel('Shift_JIS'), 'shift_jis');
+  assert.is(encodingForLabel('gb2312'), 'gbk');
+  assert.is(encodingForLabel('latin1'), 'windows-1252');
+  assert.is(encodingForLabel('x-user-defined'), 'windows-1252');
+  assert.is(encodingForLabel('no-such-charset'), null);
+  assert.is(encodingForDeclaredLabel('utf-16'), 'utf-8');
+});
+
+test('an incomplete UTF-8 tail is measured from its lead byte', () => {
+  assert.is(incompleteUtf8Tail(utf8('abc')), 0);
+  assert.is(incompleteUtf8Tail(new Uint8Array([0x61, 0xe6])), 1);
+  assert.is(incompleteUtf8Tail(new Uint8Array([0x61, 0xe6, 0x97])), 2);
+  assert.is(incompleteUtf8Tail(utf8('日')), 0);
+  assert.is(incompleteUtf8Tail(new Uint8Array([0xf0, 0x9f, 0x98])), 3);
+  assert.is(incompleteUtf8Tail(new Uint8Array([0x61, 0xff])), 0);
+});
+
+test.run();
