@@ -164,6 +164,53 @@ export function requestHeaders(config: Pick<Config, 'userAgent'>, accept: string
  */
 export const CALLER_HEADERS: ReadonlySet<string> = new Set(['range']);
 
+// ---- Image proxy (issue 5, SPEC.md "GET /v1/cors-proxy") ---------------------------------------
+
+/** One image format the proxy serves: image-size's name for it and its MIME type. */
+export interface ProxyImageFormat {
+  /** image-size's type name (its validate() reads the signature). */
+  name: 'jpg' | 'png' | 'gif' | 'webp';
+  /**
+   * The Content-Type sent with it. The upstream's label only has to be image/*: when it names the
+   * same format it is this very value, otherwise the bytes win (openapi.yaml enumerates exactly
+   * these four, so spellings like image/jpg or image/x-png are answered in canonical form).
+   */
+  mime: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+}
+
+/**
+ * The only formats the proxy passes, decided by the bytes, never by the upstream's word (SPEC.md
+ * rule 1). Everything else is refused, and why: SVG is a document that runs script; HTML is not
+ * an image; BMP, TIFF, ICO and AVIF are not in the contract (and TIFF/BMP decoders are a classic
+ * attack surface). Their signatures are disjoint (FF D8, 89 PNG, GIF8, RIFF…WEBP), so the first
+ * bytes name at most one.
+ */
+export const PROXY_IMAGE_FORMATS: readonly ProxyImageFormat[] = [
+  { name: 'jpg', mime: 'image/jpeg' },
+  { name: 'png', mime: 'image/png' },
+  { name: 'gif', mime: 'image/gif' },
+  { name: 'webp', mime: 'image/webp' },
+];
+
+/** Bytes peeked before any header is sent: the longest signature read (PNG's IHDR check in a CgBI PNG reaches byte 32). */
+export const PROXY_PEEK_BYTES = 32;
+
+/** Accept of an image proxy fetch: the formats we pass, in our order of preference. */
+export const PROXY_ACCEPT = 'image/webp,image/png,image/jpeg,image/gif;q=0.9';
+
+/**
+ * Headers of every proxied image (issue 5). The bytes come from anywhere, so the browser is told
+ * to take them as the image type we checked and nothing else: no sniffing, and if it is opened
+ * as a document anyway, no script, no subresources, a unique origin.
+ */
+export const PROXY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  // SPEC.md "Limits": proxy responses are cacheable for one day.
+  'cache-control': 'public, max-age=86400',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; sandbox",
+};
+
 /**
  * Upstream response headers the image proxy may pass on to its client (SPEC.md /v1/cors-proxy:
  * "Content-Type is the upstream image content type"). Everything else, notably Set-Cookie and the

@@ -1,0 +1,138 @@
+// The image proxy (issue 5, SPEC.md "GET /v1/cors-proxy"): fetch through safeFetch (same address
+// guard, deadline, redirect policy and concurrency cap as every upstream fetch), decide from the
+// label and the first bytes before any header leaves, then stream without buffering the image.
+//
+// After the 200 has left, the only honest way to report a failure (upstream cut, deadline, more
+// than MAX_IMAGE_BYTES, fewer bytes than Content-Length) is to abort the client's connection: the
+// body stream errors, and Koa's pipeline destroys the response. A truncated 200 that looks
+// complete is never sent.
+
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import type { Config } from '../config.js';
+import { FetchFailed, ProxyRejected } from '../errors.js';
+import { FORWARDABLE_RESPONSE_HEADERS, PROXY_ACCEPT, PROXY_PEEK_BYTES, PROXY_RESPONSE_HEADERS } from '../fetch/policy.js';
+import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
+import { detectFormat, mediaTypeEssence } from './image-format.js';
+
+export interface ProxyDeps {
+  safeFetch: SafeFetch;
+  config: Pick<Config, 'maxImageBytes'>;
+}
+
+/** Client-facing messages of the 400s (SPEC.md: not an image, empty, unsupported format). */
+export const REJECTIONS = {
+  notAnImage: 'The URL does not point to an image.',
+  empty: 'The image is empty.',
+  unsupported: 'The image format is not supported: only JPEG, PNG, GIF and WebP are proxied.',
+} as const;
+
+/** Chunk size of the stream towards the client. */
+const STREAM_HIGH_WATER_MARK = 64 * 1024;
+
+/**
+ * Answers `ctx` with the image at `target` (already checked by parseTarget), or throws
+ * ProxyRejected (400), FetchFailed (502) or FetchTimeout (504) before any header is sent.
+ */
+export async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps): Promise<void> {
+  const maxBytes = deps.config.maxImageBytes;
+  const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal: clientGone(ctx) });
+  let streaming = false;
+  try {
+    // Upstream 4xx and 5xx are upstream failures (502), whatever their body says (issue 5).
+    if (upstream.status < 200 || upstream.status > 299) throw new FetchFailed(`upstream status ${upstream.status}`);
+    // No Range was sent, so a 206 would be a piece of an image passed off as the whole.
+    if (upstream.status === 206) throw new FetchFailed('upstream sent 206 to a request without Range');
+
+    const essence = mediaTypeEssence(upstream.headers['content-type']);
+    if (essence === null || !essence.startsWith('image/')) throw new ProxyRejected(REJECTIONS.notAnImage);
+
+    const encoded = upstream.headers['content-encoding'] !== undefined;
+    const declared = contentLength(upstream.headers['content-length']);
+    // Refused before reading a byte when the upstream admits the size (issue 5).
+    if (declared !== null && declared > maxBytes) throw new FetchFailed(`Content-Length ${declared} over MAX_IMAGE_BYTES ${maxBytes}`);
+
+    const { head, rest } = await peek(upstream.body, PROXY_PEEK_BYTES);
+    if (head.length === 0) throw new ProxyRejected(REJECTIONS.empty);
+    const format = detectFormat(head);
+    if (!format) throw new ProxyRejected(REJECTIONS.unsupported);
+
+    // With a Content-Encoding the declared length counts encoded bytes, not what we send.
+    const length = encoded ? null : declared;
+    ctx.status = 200;
+    ctx.body = imageStream(head, rest, upstream, length);
+    streaming = true;
+    ctx.set(PROXY_RESPONSE_HEADERS);
+    // The upstream's type when it agrees with the bytes, the detected one otherwise: both are
+    // format.mime (the label was only required to be image/*).
+    ctx.set('Content-Type', format.mime);
+    if (length !== null) ctx.set('Content-Length', String(length));
+    for (const name of FORWARDABLE_RESPONSE_HEADERS) {
+      const value = upstream.headers[name];
+      if (name !== 'content-type' && value !== undefined) ctx.set(name, value);
+    }
+  } finally {
+    if (!streaming) upstream.close();
+  }
+}
+
+/**
+ * The body towards the client: the peeked bytes, then the rest as it arrives. Throws (and so
+ * aborts the client's connection) when the upstream had more than MAX_IMAGE_BYTES or fewer bytes
+ * than it declared. Closing it (client gone) closes the upstream.
+ *
+ * With a Content-Length the client deems the response complete at its last byte, so the last
+ * chunk is held back until the upstream has ended and every check passed: a cut upstream can never
+ * yield a response that looks whole. Without one (chunked), completeness is the final empty chunk,
+ * which is only sent when this generator returns.
+ */
+function imageStream(head: Buffer, rest: AsyncIterator<Uint8Array>, upstream: SafeFetchResponse, declared: number | null): Readable {
+  async function* bytes(): AsyncGenerator<Uint8Array> {
+    try {
+      let pending: Uint8Array = head;
+      for (;;) {
+        const next = await rest.next();
+        if (next.done) break;
+        yield pending;
+        pending = next.value;
+      }
+      if (upstream.truncated) throw new FetchFailed('image over MAX_IMAGE_BYTES, cut mid-stream');
+      if (declared !== null && upstream.bytesRead !== declared) {
+        throw new FetchFailed(`body of ${upstream.bytesRead} bytes, Content-Length said ${declared}`);
+      }
+      yield pending;
+    } finally {
+      upstream.close();
+    }
+  }
+  return Readable.from(bytes(), { objectMode: false, highWaterMark: STREAM_HIGH_WATER_MARK });
+}
+
+/** Reads until `want` bytes (or the end); returns them and the iterator to go on with. */
+async function peek(body: AsyncIterable<Uint8Array>, want: number): Promise<{ head: Buffer; rest: AsyncIterator<Uint8Array> }> {
+  const rest = body[Symbol.asyncIterator]();
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  while (length < want) {
+    const next = await rest.next();
+    if (next.done) break;
+    parts.push(next.value);
+    length += next.value.length;
+  }
+  return { head: Buffer.concat(parts), rest };
+}
+
+function contentLength(value: string | undefined): number | null {
+  if (value === undefined || !/^\d+$/.test(value.trim())) return null;
+  const n = Number(value.trim());
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** Aborts when the client goes away before the response has been sent in full. */
+function clientGone(ctx: Context): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
