@@ -8,6 +8,7 @@
 // tripping it; the names that forced each one are in test/safety/machine-made.test.ts.
 
 import { parse } from 'tldts';
+import { ENGLISH_BIGRAM_LOG2 } from './data/english-bigrams.js';
 import type { SafetyProvider } from './provider.js';
 
 /** The thresholds, as data: each with the real names that decided it. */
@@ -30,16 +31,29 @@ export const MACHINE_MADE_RULES = {
    * Letters that cannot be read aloud: a run of this many consonants (digits and hyphens end a
    * run; y counts as a vowel), a vowel share at most this, and at least two runs of four.
    * Joined words and acronyms make one long run each, never this little vowel:
-   * `sportsground` (rtsgr), `crnbccshowcase` (crnbccsh, vowel share 0.21), `wrightsreprints`.
+   * `sportsground` (rtsgr), `crnbccshowcase` (crnbccsh, vowel share 0.21), `wrightsreprints`;
+   * Polish `chrzaszczbrzmiwtrzcinie` has three runs of four or more at a vowel share of 0.22.
    */
   minConsonantRun: 6,
-  maxVowelShare: 0.2,
+  maxVowelShare: 0.15,
   minLongRuns: 2,
   longRun: 4,
+  /**
+   * Letter pairs that English words seldom make (data/english-bigrams.ts): the mean log2
+   * P(next | letter) over the label's letter pairs, at most this, over at least `minPairs` pairs.
+   * Random letters average about -7.3; the lowest real names seen are Polish: `szczebrzeszyn`
+   * -7.09, `chrzaszczbrzmiwtrzcinie` -6.84, `wszystkoojezyku` -6.74; English compounds stay
+   * above -6.3 (`royalroadcdn` -6.25). -7.5 leaves 0.4 bits of margin below the Polish names.
+   */
+  maxMeanBigramLog2: -7.5,
+  minPairs: 10,
 } as const;
 
 export interface LabelShape {
   length: number;
+  /** Mean log2 probability of its letter pairs in English words; 0 when it has none. */
+  meanBigramLog2: number;
+  pairs: number;
   digits: number;
   letters: number;
   switches: number;
@@ -66,8 +80,18 @@ export function labelShape(label: string): LabelShape {
   }
   const runs = label.split(/[aeiouy0-9-]+/).filter(Boolean).map((run) => run.length);
   const letters = chars.length - digits;
+  let pairs = 0;
+  let sum = 0;
+  for (const segment of label.split(/[^a-z]+/)) {
+    for (let i = 1; i < segment.length; i++) {
+      sum += ENGLISH_BIGRAM_LOG2[(segment.charCodeAt(i - 1) - 97) * 26 + segment.charCodeAt(i) - 97]!;
+      pairs++;
+    }
+  }
   return {
     length: chars.length,
+    meanBigramLog2: pairs === 0 ? 0 : sum / pairs,
+    pairs,
     digits,
     letters,
     switches,
@@ -87,11 +111,14 @@ export function labelLooksMachineMade(label: string): boolean {
   if (shape.digits >= rules.minDigits && shape.letters >= rules.minLetters && shape.switches >= rules.minSwitches) {
     return true;
   }
-  return (
+  if (
     shape.longestConsonantRun >= rules.minConsonantRun &&
     shape.vowelShare <= rules.maxVowelShare &&
     shape.longRuns >= rules.minLongRuns
-  );
+  ) {
+    return true;
+  }
+  return shape.pairs >= rules.minPairs && shape.meanBigramLog2 <= rules.maxMeanBigramLog2;
 }
 
 /**
