@@ -40,8 +40,6 @@ export interface SafetyDeps {
   fetch?: typeof globalThis.fetch;
   /** How often list files are checked for changes; default watched-list.DEFAULT_LIST_POLL_MS. */
   listPollIntervalMs?: number;
-  /** Replaces the providers the config selects (tests of the runner, extra providers later). */
-  providers?: readonly SafetyProvider[];
 }
 
 /** The providers the settings enable, in the order of the table above. */
@@ -66,7 +64,7 @@ export function providersFor(
 }
 
 export function createSafetyCheck(config: Config, deps: SafetyDeps = {}): SafetyCheck {
-  const providers = deps.providers ?? providersFor(config, deps);
+  const providers = providersFor(config, deps);
   const onFailure = (provider: string, err: unknown) => {
     deps.logger?.warn({ provider, err }, 'safety provider failed; it contributes no tag');
     deps.onProviderFailure?.(provider, err);
