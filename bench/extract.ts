@@ -103,7 +103,13 @@ async function main(): Promise<void> {
     metascraperImage(),
     metascraperUrl(),
     // No network: the favicon rule must not probe candidates or ask Google.
-    metascraperLogoFavicon({ favicon: false, google: false, rootFavicon: false, resolveFaviconUrl: async (url: string) => url }),
+    metascraperLogoFavicon({
+      favicon: false,
+      google: false,
+      rootFavicon: false,
+      // Every candidate counts as reachable, as if probed: its own URL is the answer.
+      resolveFaviconUrl: (async (url: string) => ({ url })) as never,
+    }),
   ]);
   const metascraperPerSecond = await timeIt('metascraper', pages, 1, async (page) => scrape({ html: page.html, url: page.url.href }));
 

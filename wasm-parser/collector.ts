@@ -36,13 +36,16 @@ export class TagCollector {
 
   /** Registers the handlers on a fresh rewriter. */
   attach(rewriter: HTMLRewriter): void {
-    rewriter.on('body', { element: () => void (this.stopped = true) });
-    rewriter.on('meta', { element: (e) => this.meta(e) });
-    rewriter.on('title', { element: () => void this.titleCount++, text: (t) => this.titleText(t) });
-    rewriter.on('link', { element: (e) => this.link(e) });
-    rewriter.on('base', { element: (e) => this.base(e) });
-    rewriter.on('html', { element: (e) => this.html(e) });
-    rewriter.on('script[src]', { element: (e) => this.script(e) });
+    rewriter.on('body', { element: freeing<Element>(() => void (this.stopped = true)) });
+    rewriter.on('meta', { element: freeing<Element>((e) => this.meta(e)) });
+    rewriter.on('title', {
+      element: freeing<Element>(() => void this.titleCount++),
+      text: freeing<TextChunk>((t) => this.titleText(t)),
+    });
+    rewriter.on('link', { element: freeing<Element>((e) => this.link(e)) });
+    rewriter.on('base', { element: freeing<Element>((e) => this.base(e)) });
+    rewriter.on('html', { element: freeing<Element>((e) => this.html(e)) });
+    rewriter.on('script[src]', { element: freeing<Element>((e) => this.script(e)) });
   }
 
   /** The collected tags; the title parts are joined and decoded here, once. */
@@ -131,6 +134,23 @@ export class TagCollector {
     const src = e.getAttribute('src');
     if (src !== null) this.tags.scriptSrcs.push(decodeAttribute(src));
   }
+}
+
+/**
+ * Wraps a handler so the wrapper object lol-html hands it is freed afterwards. Each Element and
+ * TextChunk is a wasm-bindgen object living in WebAssembly memory until its free() is called:
+ * measured here, 2,000 documents of 40 metas each grew the memory by 3.3 MB without it and by
+ * nothing with it (end() and the rewriter's own free() do not release them).
+ */
+function freeing<T extends Element | TextChunk>(handle: (token: T) => void): (token: T) => void {
+  return (token) => {
+    try {
+      handle(token);
+    } finally {
+      // free() exists at run time; html-rewriter-wasm's .d.ts leaves it out.
+      (token as T & { free(): void }).free();
+    }
+  };
 }
 
 /** lol-html hands attribute values raw (PITFALLS.md): decode character references. */
