@@ -77,35 +77,47 @@ export async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps): Pr
 }
 
 /**
- * The body towards the client: the peeked bytes, then the rest as it arrives. Throws (and so
- * aborts the client's connection) when the upstream had more than MAX_IMAGE_BYTES or fewer bytes
- * than it declared. Closing it (client gone) closes the upstream.
+ * The body towards the client: the peeked bytes at once (so the headers leave with them), then
+ * the rest as it arrives. Throws, and so aborts the client's connection, when the upstream had
+ * more than MAX_IMAGE_BYTES, or a byte count other than the Content-Length it declared. Closing
+ * it (client gone) closes the upstream.
  *
- * With a Content-Length the client deems the response complete at its last byte, so the last
- * chunk is held back until the upstream has ended and every check passed: a cut upstream can never
- * yield a response that looks whole. Without one (chunked), completeness is the final empty chunk,
- * which is only sent when this generator returns.
+ * A client deems a response with Content-Length complete at its last byte, so that one byte is
+ * held back until the upstream has ended and every check passed: a cut upstream never yields a
+ * response that looks whole. Without Content-Length (chunked) completeness is the final empty
+ * chunk, which is only sent when this generator returns.
  */
 function imageStream(head: Buffer, rest: AsyncIterator<Uint8Array>, upstream: SafeFetchResponse, declared: number | null): Readable {
   async function* bytes(): AsyncGenerator<Uint8Array> {
+    let sent = 0;
+    let held: Uint8Array | null = null;
     try {
-      let pending: Uint8Array = head;
-      for (;;) {
-        const next = await rest.next();
-        if (next.done) break;
-        yield pending;
-        pending = next.value;
+      for (let chunk: Uint8Array | null = head; chunk !== null; chunk = await nextChunk(rest)) {
+        if (declared !== null && sent + chunk.length >= declared) {
+          if (sent + chunk.length > declared) throw new FetchFailed(`more bytes than the declared Content-Length ${declared}`);
+          held = chunk.subarray(chunk.length - 1);
+          chunk = chunk.subarray(0, chunk.length - 1);
+        }
+        if (chunk.length > 0) {
+          sent += chunk.length;
+          yield chunk;
+        }
       }
       if (upstream.truncated) throw new FetchFailed('image over MAX_IMAGE_BYTES, cut mid-stream');
-      if (declared !== null && upstream.bytesRead !== declared) {
+      if (declared !== null && held === null) {
         throw new FetchFailed(`body of ${upstream.bytesRead} bytes, Content-Length said ${declared}`);
       }
-      yield pending;
+      if (held) yield held;
     } finally {
       upstream.close();
     }
   }
   return Readable.from(bytes(), { objectMode: false, highWaterMark: STREAM_HIGH_WATER_MARK });
+}
+
+async function nextChunk(it: AsyncIterator<Uint8Array>): Promise<Uint8Array | null> {
+  const next = await it.next();
+  return next.done ? null : next.value;
 }
 
 /** Reads until `want` bytes (or the end); returns them and the iterator to go on with. */

@@ -1,0 +1,163 @@
+// Size, truncation and hang-ups (issue 5): MAX_IMAGE_BYTES is enforced on Content-Length before
+// reading and on the bytes streamed; a cut or oversize body aborts the client's connection (never
+// a truncated 200 that looks complete); a client hanging up closes the upstream too.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ServerResponse } from 'node:http';
+import { endless, respond, startUpstream, stall, type Upstream, type UpstreamProtocol } from '../helpers/upstream.js';
+import { png, pngOfSize } from './images.js';
+import { rawGet, startProxyService, type ProxyService } from './harness.js';
+
+const test = suite('image proxy streaming');
+const MiB = 1024 * 1024;
+const MAX = 8 * MiB;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still open'> {
+  return Promise.race([promise, new Promise<'still open'>((r) => setTimeout(() => r('still open'), ms).unref())]);
+}
+
+/** Headers and the PNG head, then `bytes` more in 64 KiB chunks, then (unless `end`) hang. */
+function slowImage(head: Buffer, opts: { declared?: number; total: number; end: boolean; destroyAtEnd?: boolean }) {
+  return (_req: unknown, res: ServerResponse) => {
+    const headers: Record<string, string | number> = { 'content-type': 'image/png' };
+    if (opts.declared !== undefined) headers['content-length'] = opts.declared;
+    res.writeHead(200, headers);
+    res.write(head);
+    let sent = head.length;
+    const chunk = Buffer.alloc(64 * 1024, 0x42);
+    const pump = () => {
+      while (sent < opts.total) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, opts.total - sent));
+        sent += piece.length;
+        if (!res.write(piece)) return void res.once('drain', pump);
+      }
+      if (opts.destroyAtEnd) setTimeout(() => res.destroy(), 20);
+      else if (opts.end) res.end();
+    };
+    pump();
+  };
+}
+
+const head = png();
+
+let up: Upstream;
+let proxy: ProxyService;
+test.before(async () => {
+  up = await startUpstream({
+    routes: {
+      '/at-max': respond(200, pngOfSize(MAX), { 'content-type': 'image/png' }),
+      '/declared-over-max': slowImage(head, { declared: MAX + 1, total: MAX + 1, end: true }) as never,
+      '/chunked-over-max': endless(Buffer.alloc(64 * 1024, 0x42), { 'content-type': 'image/png' }),
+      '/truncated': slowImage(head, { declared: 3 * MiB, total: 2 * MiB, end: false, destroyAtEnd: true }) as never,
+      '/truncated-chunked': slowImage(head, { total: 2 * MiB, end: false, destroyAtEnd: true }) as never,
+      '/big-slow': slowImage(head, { total: 6 * MiB, end: false }) as never,
+      '/stall': stall(),
+      '/stall-body': slowImage(head, { declared: MiB, total: 1000, end: false }) as never,
+    },
+  });
+  // chunked-over-max starts with the PNG head too: endless() repeats one chunk, so prefix it.
+  proxy = await startProxyService({ FETCH_TIMEOUT_MS: '1500' });
+});
+test.after(async () => {
+  await proxy.close();
+  await up.close();
+});
+
+const url = (path: string, target: Upstream = up) => `${proxy.service.baseUrl}${proxy.path(target.url(path))}`;
+
+test('an image of exactly MAX_IMAGE_BYTES (8 MiB) passes whole', async () => {
+  const res = await rawGet(url('/at-max'));
+  assert.is(res.status, 200);
+  assert.is(res.aborted, false);
+  assert.is(res.headers['content-length'], String(MAX));
+  assert.is(res.body.length, MAX);
+});
+
+test('a Content-Length over MAX_IMAGE_BYTES is refused (502) before reading the body', async () => {
+  const res = await proxy.service.request(proxy.path(up.url('/declared-over-max')));
+  assert.is(res.status, 502);
+  assert.equal(res.json, { error: 'The image could not be fetched.' });
+  assert.is(res.headers.get('cache-control'), 'no-store');
+  const seen = up.requests.find((r) => r.path === '/declared-over-max')!;
+  assert.is(await within(seen.outcome, 1000), 'closed early', 'the upstream was closed, not read to the end');
+});
+
+for (const protocol of ['http', 'h2'] as UpstreamProtocol[]) {
+  test(`an oversize chunked body (${protocol}) is cut at 8 MiB and the client connection aborted`, async () => {
+    const chunk = Buffer.alloc(64 * 1024, 0x42);
+    head.copy(chunk);
+    const big = await startUpstream({
+      protocol,
+      routes: {
+        '/': (_req, res) => {
+          let first = true;
+          res.writeHead(200, { 'content-type': 'image/png' });
+          const pump = () => {
+            while (!res.destroyed) {
+              const ok = (res as ServerResponse).write(first ? chunk : Buffer.alloc(64 * 1024, 0x43));
+              first = false;
+              if (!ok) return void res.once('drain', pump);
+            }
+          };
+          pump();
+        },
+      },
+    });
+    try {
+      const res = await rawGet(url('/', big));
+      assert.is(res.status, 200);
+      assert.is(res.headers['content-length'], undefined);
+      assert.is(res.headers['transfer-encoding'], 'chunked');
+      assert.is(res.aborted, true, 'the client sees a cut connection, not a complete response');
+      assert.ok(res.body.length <= MAX, `received ${res.body.length}`);
+      assert.ok(res.body.length > MAX - MiB, `received ${res.body.length}`);
+      assert.is(await within(big.requests[0]!.outcome, 1000), 'closed early');
+    } finally {
+      await big.close();
+    }
+  });
+}
+
+test('a truncated body (Content-Length 3 MiB, 2 MiB then the upstream hangs up) aborts the client', async () => {
+  const res = await rawGet(url('/truncated'));
+  assert.is(res.status, 200);
+  assert.is(res.headers['content-length'], String(3 * MiB));
+  assert.is(res.aborted, true);
+  assert.ok(res.body.length < 3 * MiB);
+});
+
+test('a truncated chunked body aborts the client before the final chunk', async () => {
+  const res = await rawGet(url('/truncated-chunked'));
+  assert.is(res.status, 200);
+  assert.is(res.aborted, true);
+  assert.ok(res.body.length <= 2 * MiB);
+});
+
+test('a client hanging up mid-stream closes the upstream connection too (seen at the upstream)', async () => {
+  const before = up.requests.length;
+  const res = await rawGet(url('/big-slow'), { stopAfter: 256 * 1024 });
+  assert.is(res.aborted, true);
+  const seen = up.requests.slice(before).find((r) => r.path === '/big-slow')!;
+  assert.is(await within(seen.outcome, 1000), 'closed early');
+  assert.is(proxy.fetcher.limiter.inFlight, 0, 'the fetch slot is free again');
+});
+
+test('stalled upstream headers: 504 {error} with no-store at the deadline', async () => {
+  const started = Date.now();
+  const res = await proxy.service.request(proxy.path(up.url('/stall')));
+  assert.is(res.status, 504);
+  assert.equal(res.json, { error: 'The image took too long to fetch.' });
+  assert.is(res.headers.get('cache-control'), 'no-store');
+  assert.ok(Date.now() - started < 2500);
+});
+
+test('a body that stalls after the headers left: the client connection is aborted at the deadline', async () => {
+  const started = Date.now();
+  const res = await rawGet(url('/stall-body'));
+  assert.is(res.status, 200);
+  assert.is(res.aborted, true);
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= 1400 && elapsed < 2500, `aborted after ${elapsed} ms`);
+});
+
+test.run();
