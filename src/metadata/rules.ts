@@ -14,7 +14,7 @@ export type Family = 'og' | 'twitter';
 
 /** What the sources read: the raw tags indexed once per page. */
 export interface PageTags {
-  /** og:* key → first non-empty content (raw); a key whose every tag is empty maps to "". */
+  /** og:* key → first non-empty content (raw); a key whose every tag is empty keeps the first. */
   og: Record<string, string>;
   twitter: Record<string, string>;
   /** First non-empty `<meta name=description>` (name matched case-insensitively). */
@@ -121,12 +121,12 @@ function keysOf(property: string | null, name: string | null): string[] {
 }
 
 /**
- * First non-empty occurrence wins; an empty one holds the key until then. Returns 1 when the key
+ * First non-empty occurrence wins; the first empty one holds the key until then. Returns 1 when the key
  * is new. Values are raw (entity-decoded by the scanner), only cut to FIELD_LIMITS.rawValue.
  */
 function record(map: Record<string, string>, key: string, content: string): number {
   const existing = map[key];
-  if (existing !== undefined && existing.trim() !== '') return 0;
+  if (existing !== undefined && (existing.trim() !== '' || content.trim() === '')) return 0;
   map[key] = cut(content, FIELD_LIMITS.rawValue);
   return existing === undefined ? 1 : 0;
 }
