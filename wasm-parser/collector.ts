@@ -59,7 +59,7 @@ export class TagCollector {
 
   private meta(e: Element): void {
     if (this.stopped || this.tags.metas.length >= COLLECT_LIMITS.metas) return;
-    const meta: RawMeta = { property: null, name: null, itemprop: null, httpEquiv: null, content: null, charset: null };
+    const meta: RawMeta = { property: null, name: null, itemprop: null, httpEquiv: null, content: null, charset: null, value: null };
     // One crossing for all attributes; names are compared lower-cased and the first of a repeated
     // attribute wins (HTML tokenizer: duplicates are dropped).
     for (const [rawName, value] of e.attributes) {
@@ -70,6 +70,7 @@ export class TagCollector {
         case 'http-equiv': meta.httpEquiv ??= decodeAttribute(value); break;
         case 'content': meta.content ??= decodeAttribute(value); break;
         case 'charset': meta.charset ??= decodeAttribute(value); break;
+        case 'value': meta.value ??= decodeAttribute(value); break;
       }
     }
     this.tags.metas.push(meta);

@@ -10,6 +10,11 @@ export interface RawMeta {
   content: string | null;
   /** `<meta charset>`, kept so the charset sniffer and tests can see it. */
   charset: string | null;
+  /**
+   * `value=`, which early Twitter Card markup used instead of `content=`
+   * (`<meta name="twitter:card" value="summary">`). Absent in RawMeta values made before it existed.
+   */
+  value?: string | null;
 }
 
 /** One `<link>` element. */

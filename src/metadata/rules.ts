@@ -94,14 +94,18 @@ export function indexTags(tags: RawTags): PageTags {
   let metaDescriptionValue: string | null = null;
   for (const meta of tags.metas) {
     const content = meta.content;
-    if (content === null) continue;
-    for (const key of keysOf(meta.property, meta.name)) {
-      if (key.startsWith('og:')) {
-        if (ogKeys < FIELD_LIMITS.rawKeys || key in og) ogKeys += record(og, key, content);
-      } else if (key.startsWith('twitter:')) {
-        if (twitterKeys < FIELD_LIMITS.rawKeys || key in twitter) twitterKeys += record(twitter, key, content);
+    // Early Twitter Card markup put the content in value= (and open-graph-scraper reads it).
+    const familyContent = content ?? meta.value ?? null;
+    if (familyContent !== null) {
+      for (const key of keysOf(meta.property, meta.name)) {
+        if (key.startsWith('og:')) {
+          if (ogKeys < FIELD_LIMITS.rawKeys || key in og) ogKeys += record(og, key, familyContent);
+        } else if (key.startsWith('twitter:')) {
+          if (twitterKeys < FIELD_LIMITS.rawKeys || key in twitter) twitterKeys += record(twitter, key, familyContent);
+        }
       }
     }
+    if (content === null) continue;
     if (metaDescriptionValue === null && meta.name !== null && meta.name.trim().toLowerCase() === 'description') {
       metaDescriptionValue = nonEmpty(content);
     }

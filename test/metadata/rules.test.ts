@@ -144,6 +144,11 @@ table('og and twitter maps', (m) => ({ og: m.og, twitter: m.twitter }), [
     expected: { og: { 'og:image': '' }, twitter: {} },
   },
   {
+    behaviour: 'value= stands in for a missing content= (early Twitter Card markup); content= wins when both are there',
+    tags: page({ metas: [{ ...named('twitter:card', null), value: 'summary' }, { ...named('twitter:site', '@content'), value: '@value' }] }),
+    expected: { og: {}, twitter: { 'twitter:card': 'summary', 'twitter:site': '@content' } },
+  },
+  {
     behaviour: 'a meta without content adds nothing',
     tags: page({ metas: [property('og:title', null)] }),
     expected: { og: {}, twitter: {} },

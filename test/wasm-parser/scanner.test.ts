@@ -9,8 +9,8 @@ const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtur
 
 test('collects every head <meta> with property, name, itemprop, http-equiv, content and charset', async () => {
   const { tags } = await scanHead(fixture('full-head.html'));
-  assert.equal(tags.metas[0], { property: null, name: null, itemprop: null, httpEquiv: null, content: null, charset: 'utf-8' });
-  assert.equal(tags.metas[1], { property: null, name: 'description', itemprop: null, httpEquiv: null, content: 'A cat, a mouse & a house.', charset: null });
+  assert.equal(tags.metas[0], { property: null, name: null, itemprop: null, httpEquiv: null, content: null, charset: 'utf-8', value: null });
+  assert.equal(tags.metas[1], { property: null, name: 'description', itemprop: null, httpEquiv: null, content: 'A cat, a mouse & a house.', charset: null, value: null });
   assert.ok(tags.metas.some((m) => m.itemprop === 'name' && m.content === 'Tom and Jerry (schema)'));
   assert.ok(tags.metas.some((m) => m.httpEquiv === 'X-UA-Compatible' && m.content === 'IE=edge'));
   assert.ok(tags.metas.some((m) => m.name === 'twitter:card' && m.content === 'summary_large_image'));
@@ -87,6 +87,12 @@ test('the first <title> wins; a second one in the head is ignored', async () => 
 test('an empty <title> is the empty string; no <title> is null', async () => {
   assert.is((await scanHead(utf8('<title></title><body>'))).tags.title, '');
   assert.is((await scanHead(utf8('<meta name=a content=b><body>'))).tags.title, null);
+});
+
+test('a meta\'s value= (early Twitter Card markup) is kept beside content=', async () => {
+  const { tags } = await scanHead(utf8('<meta name="twitter:card" value="summary&amp;more"><body>'));
+  assert.is(tags.metas[0]?.value, 'summary&more');
+  assert.is(tags.metas[0]?.content, null);
 });
 
 test('attribute names are matched case-insensitively and the first of a repeated attribute wins', async () => {
