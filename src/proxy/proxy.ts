@@ -112,7 +112,11 @@ function imageStream(head: Buffer, rest: AsyncIterator<Uint8Array>, upstream: Sa
       upstream.close();
     }
   }
-  return Readable.from(bytes(), { objectMode: false, highWaterMark: STREAM_HIGH_WATER_MARK });
+  const stream = Readable.from(bytes(), { objectMode: false, highWaterMark: STREAM_HIGH_WATER_MARK });
+  // A stream destroyed before its first read (a HEAD request, a client gone at once) never runs
+  // the generator's finally: close the upstream on the stream's own close as well.
+  stream.once('close', () => upstream.close());
+  return stream;
 }
 
 async function nextChunk(it: AsyncIterator<Uint8Array>): Promise<Uint8Array | null> {

@@ -3,7 +3,7 @@
 // a truncated 200 that looks complete); a client hanging up closes the upstream too.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ServerResponse } from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import { endless, respond, startUpstream, stall, type Upstream, type UpstreamProtocol } from '../helpers/upstream.js';
 import { png, pngOfSize } from './images.js';
 import { rawGet, startProxyService, type ProxyService } from './harness.js';
@@ -158,6 +158,35 @@ test('a body that stalls after the headers left: the client connection is aborte
   assert.is(res.aborted, true);
   const elapsed = Date.now() - started;
   assert.ok(elapsed >= 1400 && elapsed < 2500, `aborted after ${elapsed} ms`);
+});
+
+test('HEAD answers the image headers without a body and closes the upstream at once', async () => {
+  const before = up.requests.length;
+  const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) =>
+    http.request(url('/big-slow'), { method: 'HEAD', agent: false }, resolve).on('error', reject).end(),
+  );
+  res.resume();
+  assert.is(res.statusCode, 200);
+  assert.is(res.headers['content-type'], 'image/png');
+  const seen = up.requests.slice(before).find((r) => r.path === '/big-slow')!;
+  assert.is(await within(seen.outcome, 500), 'closed early', 'not held until the deadline');
+  assert.is(proxy.fetcher.limiter.inFlight, 0);
+});
+
+test('past the concurrency cap and its queue: 503 {error} with Retry-After, not a pile-up', async () => {
+  const small = await startProxyService({ MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '0', FETCH_TIMEOUT_MS: '1000' });
+  try {
+    const first = rawGet(`${small.service.baseUrl}${small.path(up.url('/stall'))}`);
+    while (small.fetcher.limiter.inFlight === 0) await new Promise((r) => setTimeout(r, 5));
+    const res = await small.service.request(small.path(up.url('/at-max')));
+    assert.is(res.status, 503);
+    assert.equal(res.json, { error: 'The service is busy; retry in a second.' });
+    assert.is(res.headers.get('retry-after'), '1');
+    assert.is(res.headers.get('cache-control'), 'no-store');
+    assert.is((await first).status, 504);
+  } finally {
+    await small.close();
+  }
 });
 
 test.run();
