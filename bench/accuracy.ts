@@ -130,11 +130,13 @@ function looksLikeMojibake(text: string): boolean {
 }
 
 /** og:/twitter: meta tags after the first `<body>` start tag, from a whole-document pass. */
-async function tagsAfterBody(bytes: Uint8Array): Promise<{ keys: string[]; hasBody: boolean }> {
+async function tagsAfterBody(bytes: Uint8Array): Promise<{ keys: string[]; hasBody: boolean; titleAfterBody: boolean }> {
   let inBody = false;
+  let titleAfterBody = false;
   const keys: string[] = [];
   const rewriter = new HTMLRewriter(() => {});
   rewriter.on('body', { element: () => void (inBody = true) });
+  rewriter.on('title', { element: () => void (titleAfterBody ||= inBody) });
   rewriter.on('meta', {
     element: (e) => {
       if (!inBody) return;
@@ -148,7 +150,7 @@ async function tagsAfterBody(bytes: Uint8Array): Promise<{ keys: string[]; hasBo
   } finally {
     rewriter.free();
   }
-  return { keys, hasBody: inBody };
+  return { keys, hasBody: inBody, titleAfterBody };
 }
 
 async function main(): Promise<void> {
@@ -168,6 +170,7 @@ async function main(): Promise<void> {
   let afterBodyTags = 0;
   let pagesWithBody = 0;
   const lostExamples: string[] = [];
+  const titleOnlyAfterBody: string[] = [];
 
   for (const entry of manifest) {
     const bytes = new Uint8Array(readFileSync(path.join(corpusDir, entry.file)));
@@ -216,6 +219,7 @@ async function main(): Promise<void> {
 
     const after = await tagsAfterBody(bytes);
     if (after.hasBody) pagesWithBody++;
+    if (after.titleAfterBody && scan.tags.title === null) titleOnlyAfterBody.push(name);
     if (after.keys.length > 0) {
       afterBodyPages++;
       afterBodyTags += after.keys.length;
@@ -250,6 +254,7 @@ async function main(): Promise<void> {
       ` on ${afterBodyLost} pages a key exists only after <body> (missed by design):`,
   );
   for (const line of lostExamples) console.log(line);
+  console.log(`pages whose only <title> comes after <body> (no HTML title by design): ${titleOnlyAfterBody.length}: ${titleOnlyAfterBody.join(', ')}`);
   console.log(`\ndisagreements (${disagreements.length}):`);
   for (const line of disagreements) console.log(line);
 }
