@@ -157,7 +157,7 @@ function readable(url: URL, response: UndiciResponse, maxBytes: number, lifetime
     } finally {
       // Read to the end: the connection goes back to the pool. Otherwise (cap, caller stopped
       // reading, error): abort, which closes the HTTP/1.1 connection or resets the HTTP/2 stream.
-      lifetime.end(complete ? undefined : new FetchFailed('body closed before its end'));
+      lifetime.end(complete ? undefined : () => new FetchFailed('body closed before its end'));
     }
   }
 
@@ -173,7 +173,7 @@ function readable(url: URL, response: UndiciResponse, maxBytes: number, lifetime
       return bytesRead;
     },
     close() {
-      lifetime.end(new FetchFailed('closed by the caller'));
+      lifetime.end(() => new FetchFailed('closed by the caller'));
     },
   };
 }

@@ -43,19 +43,21 @@ export class FetchLifetime {
   /**
    * Ends the fetch: stops the deadline, frees the slot and, when `abortWith` is given, aborts the
    * upstream (PITFALLS.md: on HTTP/2 only aborting the controller closes the stream). Idempotent.
+   * `abortWith` may be a function, so that the common repeated call (close() after the body
+   * ended) does not build an Error, and capture its stack, for nothing.
    */
-  end(abortWith?: Error): void {
+  end(abortWith?: Error | (() => Error)): void {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.timer);
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
-    if (abortWith) this.controller.abort(abortWith);
+    if (abortWith) this.controller.abort(typeof abortWith === 'function' ? abortWith() : abortWith);
     this.release?.();
     this.release = null;
   }
 
   private readonly onCallerAbort = (): void => {
     this.callerAborted = true;
-    this.end(new FetchFailed('aborted by the caller'));
+    this.end(() => new FetchFailed('aborted by the caller'));
   };
 }
