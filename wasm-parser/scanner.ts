@@ -74,8 +74,8 @@ export class HeadScanner {
 
   /**
    * Feeds the next bytes. Resolves true when the scan has stopped at `<body>` (the rest of
-   * `chunk` and anything written later is ignored). The scanner keeps references to written
-   * chunks until it ends: do not reuse their buffers.
+   * `chunk` and anything written later is ignored). The bytes are copied where they must outlive
+   * the call, so the caller may reuse its buffer.
    */
   async write(chunk: Uint8Array): Promise<boolean> {
     if (this.state !== 'scanning') return this.state === 'stopped';
@@ -89,11 +89,11 @@ export class HeadScanner {
       const block = this.pending;
       this.pending = null;
       this.pendingLength = 0;
-      if (await this.processBlock(block)) return true;
+      if (await this.processBlock(block, true)) return true;
     }
-    // Whole blocks straight from the caller's chunk, without copying.
+    // Whole blocks straight from the caller's chunk (copied only if held for a re-scan).
     while (chunk.length - at >= this.blockSize) {
-      if (await this.processBlock(chunk.subarray(at, at + this.blockSize))) return true;
+      if (await this.processBlock(chunk.subarray(at, at + this.blockSize), false)) return true;
       at += this.blockSize;
     }
     if (at < chunk.length) {
@@ -111,7 +111,7 @@ export class HeadScanner {
         if (this.pending !== null) {
           const last = this.pending.subarray(0, this.pendingLength);
           this.pending = null;
-          await this.processBlock(last);
+          await this.processBlock(last, true);
         }
         if (this.state === 'scanning') {
           if (this.choice === null) this.choose(new Uint8Array(0));
@@ -142,10 +142,10 @@ export class HeadScanner {
     if (this.state === 'scanning') this.state = 'disposed';
   }
 
-  /** Processes one source block; true when the scan stopped at `<body>`. */
-  private async processBlock(block: Uint8Array): Promise<boolean> {
+  /** Processes one source block (`owned`: ours, not the caller's); true when stopped at `<body>`. */
+  private async processBlock(block: Uint8Array, owned: boolean): Promise<boolean> {
     if (this.choice === null) this.choose(block);
-    if (this.holding) this.held.push(block);
+    if (this.holding) this.held.push(owned ? block : block.slice());
     this.processed += block.length;
     await this.feed(block, this.processed === block.length);
     // A charset declaration found by this pass may call for a different decoding: restart on

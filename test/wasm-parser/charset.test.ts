@@ -3,7 +3,7 @@
 import iconv from 'iconv-lite';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { scanHead } from '../../wasm-parser/index.js';
+import { HeadScanner, scanHead } from '../../wasm-parser/index.js';
 import {
   charsetOfContentType,
   charsetOfMetaContent,
@@ -31,6 +31,20 @@ test('a mid-head charset change re-scans the held bytes: metas before the change
   const { tags } = await scanHead(page.bytes);
   assert.equal(tags.metas.filter((m) => m.property === 'og:site_name').map((m) => m.content), ['ascii site']);
   assert.is(tags.metas.length, 4);
+});
+
+test('the caller may reuse its buffer between writes, even when a charset change re-scans held bytes', async () => {
+  const page = encodedPages.find((p) => p.name.startsWith('the choice changes mid-head'))!;
+  const whole = await scanHead(page.bytes);
+  const scanner = new HeadScanner();
+  const buffer = new Uint8Array(4096);
+  for (let at = 0; at < page.bytes.length; at += buffer.length) {
+    const piece = page.bytes.subarray(at, at + buffer.length);
+    buffer.set(piece);
+    if (await scanner.write(buffer.subarray(0, piece.length))) break;
+    buffer.fill(0x3f); // what a reusing producer would leave behind
+  }
+  assert.equal(await scanner.end(), whole);
 });
 
 test('character references are decoded in a legacy-charset page too', async () => {
