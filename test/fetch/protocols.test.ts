@@ -69,4 +69,20 @@ for (const protocol of ['https', 'h2'] as const) {
   });
 }
 
+test('upstream 404 and 500 are answers, not errors, at this layer (callers decide)', async () => {
+  const up = await startUpstream({ routes: { '/gone': respond(404, 'gone'), '/broken': respond(500, 'broken') } });
+  const { safeFetch, close } = createSafeFetch(testConfig());
+  try {
+    const gone = await safeFetch(up.url('/gone'), { maxBytes: 1024 });
+    assert.is(gone.status, 404);
+    assert.is((await readAll(gone.body)).toString(), 'gone');
+    const broken = await safeFetch(up.url('/broken'), { maxBytes: 1024 });
+    assert.is(broken.status, 500);
+    broken.close();
+  } finally {
+    await close();
+    await up.close();
+  }
+});
+
 test.run();

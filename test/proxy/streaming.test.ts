@@ -4,6 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import http, { type ServerResponse } from 'node:http';
+import zlib from 'node:zlib';
 import { endless, respond, startUpstream, stall, type Upstream, type UpstreamProtocol } from '../helpers/upstream.js';
 import { png, pngOfSize } from './images.js';
 import { rawGet, startProxyService, type ProxyService } from './harness.js';
@@ -39,13 +40,14 @@ function slowImage(head: Buffer, opts: { declared?: number; total: number; end: 
 }
 
 const head = png();
+const AT_MAX = pngOfSize(MAX);
 
 let up: Upstream;
 let proxy: ProxyService;
 test.before(async () => {
   up = await startUpstream({
     routes: {
-      '/at-max': respond(200, pngOfSize(MAX), { 'content-type': 'image/png' }),
+      '/at-max': respond(200, AT_MAX, { 'content-type': 'image/png' }),
       '/declared-over-max': slowImage(head, { declared: MAX + 1, total: MAX + 1, end: true }) as never,
       '/chunked-over-max': endless(Buffer.alloc(64 * 1024, 0x42), { 'content-type': 'image/png' }),
       '/truncated': slowImage(head, { declared: 3 * MiB, total: 2 * MiB, end: false, destroyAtEnd: true }) as never,
@@ -65,12 +67,46 @@ test.after(async () => {
 
 const url = (path: string, target: Upstream = up) => `${proxy.service.baseUrl}${proxy.path(target.url(path))}`;
 
-test('an image of exactly MAX_IMAGE_BYTES (8 MiB) passes whole', async () => {
+test('an image of exactly MAX_IMAGE_BYTES (8 MiB) passes whole and intact', async () => {
   const res = await rawGet(url('/at-max'));
   assert.is(res.status, 200);
   assert.is(res.aborted, false);
   assert.is(res.headers['content-length'], String(MAX));
-  assert.is(res.body.length, MAX);
+  assert.ok(res.body.equals(AT_MAX));
+});
+
+for (const protocol of ['https', 'h2'] as UpstreamProtocol[]) {
+  test(`a 3 MB image from an ${protocol} upstream streams intact`, async () => {
+    const image = pngOfSize(3_000_000);
+    const tls = await startUpstream({ protocol, routes: { '/i.png': respond(200, image, { 'content-type': 'image/png' }) } });
+    try {
+      const res = await rawGet(url('/i.png', tls));
+      assert.is(res.status, 200);
+      assert.is(res.aborted, false);
+      assert.is(res.headers['content-length'], '3000000');
+      assert.ok(res.body.equals(image));
+      assert.is(tls.requests[0]!.httpVersion, protocol === 'h2' ? '2.0' : '1.1');
+    } finally {
+      await tls.close();
+    }
+  });
+}
+
+test('a gzip-encoded image is decoded and sent chunked (its Content-Length counted encoded bytes)', async () => {
+  const image = pngOfSize(200_000);
+  const gz = await startUpstream({
+    routes: { '/i.png': respond(200, zlib.gzipSync(image), { 'content-type': 'image/png', 'content-encoding': 'gzip' }) },
+  });
+  try {
+    const res = await rawGet(url('/i.png', gz));
+    assert.is(res.status, 200);
+    assert.is(res.aborted, false);
+    assert.is(res.headers['content-length'], undefined);
+    assert.is(res.headers['content-encoding'], undefined);
+    assert.ok(res.body.equals(image));
+  } finally {
+    await gz.close();
+  }
 });
 
 test('a Content-Length over MAX_IMAGE_BYTES is refused (502) before reading the body', async () => {
