@@ -115,3 +115,40 @@ export function incompleteUtf8Tail(bytes: Uint8Array): number {
   }
   return 0;
 }
+
+/**
+ * Index of the first byte that does not start a valid UTF-8 sequence (RFC 3629 table: no
+ * overlongs, no surrogates, nothing above U+10FFFF), or -1. Only run on a block that isUtf8
+ * already rejected, to find how much of it is still text.
+ */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let min = 0x80;
+    let max = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) min = 0xa0;
+      if (b === 0xed) max = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) min = 0x90;
+      if (b === 0xf4) max = 0x8f;
+    } else return i;
+    const second = bytes[i + 1];
+    if (second === undefined || second < min || second > max) return i;
+    for (let k = 2; k <= need; k++) {
+      const next = bytes[i + k];
+      if (next === undefined || (next & 0xc0) !== 0x80) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}

@@ -16,6 +16,7 @@ import {
   charsetOfContentType,
   encodingForDeclaredLabel,
   encodingForLabel,
+  firstInvalidUtf8,
   incompleteUtf8Tail,
   sniffBom,
 } from './charset.js';
@@ -176,7 +177,15 @@ export class HeadScanner {
     const complete = tail > 0 ? bytes.subarray(0, bytes.length - tail) : bytes;
     if (tail > 0) this.utf8Carry = bytes.slice(bytes.length - tail);
     if (this.choice?.basis === 'valid-utf8' && !isUtf8(complete)) {
-      // The bytes are not UTF-8 after all: fall to the declared charsets (charset.ts 3–5).
+      // The bytes are not UTF-8 after all, unless `<body>` comes before the first bad byte:
+      // nothing after `<body>` may change the result, the charset included.
+      const valid = complete.subarray(0, firstInvalidUtf8(complete));
+      if (valid.length > 0) {
+        await this.ensureRewriter().write(valid);
+        this.stopIfBodySeen();
+        if (this.state !== 'scanning') return;
+      }
+      // Fall to the declared charsets (charset.ts 3–5).
       this.pendingSwitch = this.afterInvalidUtf8();
       return;
     }

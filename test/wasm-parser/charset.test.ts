@@ -9,6 +9,7 @@ import {
   charsetOfMetaContent,
   encodingForDeclaredLabel,
   encodingForLabel,
+  firstInvalidUtf8,
   incompleteUtf8Tail,
 } from '../../wasm-parser/charset.js';
 import { bomPages, encodedPages } from './encoded-pages.js';
@@ -45,6 +46,19 @@ test('the caller may reuse its buffer between writes, even when a charset change
     buffer.fill(0x3f); // what a reusing producer would leave behind
   }
   assert.equal(await scanner.end(), whole);
+});
+
+test('bytes after <body> cannot change the charset: an invalid UTF-8 byte in the body keeps a UTF-8 head', async () => {
+  const head = utf8('<html><head><title>Café – 日本</title><meta charset="windows-1252"></head><body><p>');
+  const bytes = new Uint8Array([...head, 0xe9, 0x20, 0xff, ...utf8('</p></body>')]);
+  for (const blockSize of [16, 2048]) {
+    const scanner = new HeadScanner({ blockSize });
+    await scanner.write(bytes);
+    const result = await scanner.end();
+    assert.is(result.charset, 'utf-8', `blocks of ${blockSize}`);
+    assert.is(result.tags.title, 'Café – 日本');
+    assert.is(result.stoppedAtBody, true);
+  }
 });
 
 test('character references are decoded in a legacy-charset page too', async () => {
@@ -92,6 +106,16 @@ test('labels map to WHATWG encodings; UTF-16 declared in a page means UTF-8; unk
   assert.is(encodingForLabel('x-user-defined'), 'windows-1252');
   assert.is(encodingForLabel('no-such-charset'), null);
   assert.is(encodingForDeclaredLabel('utf-16'), 'utf-8');
+});
+
+test('the first invalid UTF-8 byte is found: overlongs, surrogates, stray continuations, cut sequences', () => {
+  assert.is(firstInvalidUtf8(utf8('plain ascii and 日本 😀')), -1);
+  assert.is(firstInvalidUtf8(new Uint8Array([0x61, 0xc0, 0x80])), 1); // overlong NUL
+  assert.is(firstInvalidUtf8(new Uint8Array([0x61, 0x62, 0xed, 0xa0, 0x80])), 2); // a surrogate
+  assert.is(firstInvalidUtf8(new Uint8Array([0x80])), 0); // a lone continuation byte
+  assert.is(firstInvalidUtf8(new Uint8Array([0xe6, 0x97, 0x61])), 0); // a cut sequence
+  assert.is(firstInvalidUtf8(new Uint8Array([0xf4, 0x90, 0x80, 0x80])), 0); // above U+10FFFF
+  assert.is(firstInvalidUtf8(new Uint8Array([0x63, 0x61, 0x66, 0xe9])), 3); // windows-1252 é
 });
 
 test('an incomplete UTF-8 tail is measured from its lead byte', () => {
