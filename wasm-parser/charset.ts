@@ -8,6 +8,8 @@
 //   4. the first `<meta charset>` / `<meta http-equiv=content-type>` before `<body>`, wherever it is
 //      (browsers re-decode when it comes after the first 1024 bytes, HTML "change the encoding");
 //   5. windows-1252 (the WHATWG default for an unknown locale).
+// Labels in 3 and 4 that say UTF-8 when the bytes are not come last, as the bytes disprove them;
+// when nothing else is declared they still win over 5, lossy (a stray byte in a UTF-8 page).
 // lol-html in html-rewriter-wasm reads UTF-8 only (PITFALLS.md), so every other choice is decoded
 // with TextDecoder (full ICU here) and re-encoded as UTF-8 before it reaches the rewriter.
 

@@ -210,11 +210,19 @@ export class HeadScanner {
     }
   }
 
+  /**
+   * The choice once the bytes proved not to be UTF-8. A declared charset other than UTF-8 is taken
+   * (HTTP first); a UTF-8 label the bytes disprove comes after the other label, as the bytes
+   * speak against it. With UTF-8 the only label, UTF-8 is kept, lossy: a UTF-8 page with a stray
+   * byte reads better with one U+FFFD than as windows-1252 mojibake. Both of those stay
+   * tentative, so a later `<meta>` declaring another charset still decides.
+   */
   private afterInvalidUtf8(): CharsetChoice {
     const usable = (name: string | null): name is string => name !== null && name !== 'utf-8';
     if (usable(this.httpCharset)) return { charset: this.httpCharset, basis: 'http' };
     const declared = this.collector.declaredCharset === null ? null : encodingForDeclaredLabel(this.collector.declaredCharset);
     if (usable(declared)) return { charset: declared, basis: 'meta' };
+    if (this.httpCharset === 'utf-8' || declared === 'utf-8') return { charset: 'utf-8', basis: 'default' };
     return { charset: 'windows-1252', basis: 'default' };
   }
 

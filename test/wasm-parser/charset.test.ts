@@ -61,6 +61,20 @@ test('bytes after <body> cannot change the charset: an invalid UTF-8 byte in the
   }
 });
 
+test('a UTF-8 page with one stray byte, declared UTF-8, stays UTF-8: one U+FFFD, no mojibake', async () => {
+  const bytes = new Uint8Array([...utf8('<meta charset="utf-8"><title>Café '), 0xff, ...utf8(' – 日本</title><body>')]);
+  const result = await scanHead(bytes);
+  assert.is(result.charset, 'utf-8');
+  assert.is(result.tags.title, 'Café \ufffd – 日本');
+});
+
+test('the same stray byte with no declaration at all gives windows-1252 (the last resort)', async () => {
+  const bytes = new Uint8Array([...utf8('<title>x '), 0xe9, ...utf8('</title><body>')]);
+  const result = await scanHead(bytes);
+  assert.is(result.charset, 'windows-1252');
+  assert.is(result.tags.title, 'x é');
+});
+
 test('character references are decoded in a legacy-charset page too', async () => {
   const bytes = iconv.encode('<meta charset="windows-1252"><title>Caf&eacute; &amp; cr\u00e8me</title><body>', 'windows-1252');
   assert.is((await scanHead(new Uint8Array(bytes))).tags.title, 'Café & crème');
