@@ -197,8 +197,13 @@ async function main(): Promise<void> {
       else if (looksLikeMojibake(text)) unreadable.push(`${name} ${label} looks like mojibake: ${text.slice(0, 80)}`);
     }
     if (!entry.valid_utf8 || entry.charset_mismatch) {
+      // Served with the declared charset in the HTTP header too: the result must not change.
+      const withHeader = await scanHead(chunks(bytes), { contentType: `text/html; charset=${entry.charset_declared}` });
+      const same = JSON.stringify(withHeader.tags) === JSON.stringify(scan.tags) && withHeader.charset === scan.charset;
+      if (!same) unreadable.push(`${name} reads differently when the HTTP header declares ${entry.charset_declared}`);
       charsetRows.push(
-        `  ${name.padEnd(34)} declared ${String(entry.charset_declared).padEnd(12)} ${entry.valid_utf8 ? 'stored utf-8' : 'stored non-utf-8'}  → ${scan.charset.padEnd(9)} title: ${String(meta.title).slice(0, 50)}`,
+        `  ${name.padEnd(34)} declared ${String(entry.charset_declared).padEnd(12)} ${entry.valid_utf8 ? 'stored utf-8    ' : 'stored non-utf-8'} → ${scan.charset.padEnd(9)}` +
+          ` ${same ? 'same' : 'DIFFERENT'} with the HTTP header  title: ${String(meta.title).slice(0, 40)}`,
       );
     }
 
