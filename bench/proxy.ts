@@ -20,6 +20,7 @@
 
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -171,10 +172,15 @@ async function main(): Promise<void> {
 
   const loader = child('load');
   await once(loader); // ready
-  const run = async (url: string, n: number): Promise<LoadResult> => {
+  // CPU time of this process (the proxy, or the bare pipe) during a run, per GB moved: the cost
+  // of proxying independent of how many cores the machine has.
+  const run = async (url: string, n: number): Promise<LoadResult & { cpuMs: number }> => {
     const done = once<LoadResult>(loader);
+    const cpu = process.cpuUsage();
     loader.send({ url, requests: n, concurrency } satisfies LoadRequest);
-    return done;
+    const result = await done;
+    const used = process.cpuUsage(cpu);
+    return { ...result, cpuMs: (used.user + used.system) / 1000 };
   };
 
   console.log(`bench:proxy — ${IMAGE_BYTES / 1e6} MB image, concurrency ${concurrency}, ${rounds} rounds × ${requests} requests each way`);
@@ -182,9 +188,10 @@ async function main(): Promise<void> {
   await run(proxyUrl, concurrency * 2);
   await run(bareUrl, concurrency * 2);
 
-  const direct: LoadResult[] = [];
-  const proxied: LoadResult[] = [];
-  const piped: LoadResult[] = [];
+  type Run = LoadResult & { cpuMs: number };
+  const direct: Run[] = [];
+  const proxied: Run[] = [];
+  const piped: Run[] = [];
   for (let i = 0; i < rounds; i++) {
     direct.push(await run(imageUrl, requests));
     proxied.push(await run(proxyUrl, requests));
@@ -224,6 +231,11 @@ async function main(): Promise<void> {
   row('throughput (MB/s)', directMBps, proxyMBps, bareMBps, 0);
   row('TTFB median (ms)', median(directTtfb), median(proxyTtfb), median(bareTtfb), 1);
   row('TTFB p95 (ms)', quantile(directTtfb, 0.95), quantile(proxyTtfb, 0.95), quantile(bareTtfb, 0.95), 1);
+  const cpuPerGB = (runs: Run[]) => runs.reduce((n, r) => n + r.cpuMs, 0) / (runs.reduce((n, r) => n + r.bytes, 0) / 1e9);
+  console.log(
+    `  CPU of the proxying process per GB: proxy ${(cpuPerGB(proxied) / 1000).toFixed(2)} s, bare pipe ${(cpuPerGB(piped) / 1000).toFixed(2)} s ` +
+      `(${(cpuPerGB(proxied) / cpuPerGB(piped)).toFixed(2)}×); machine: ${os.cpus().length} CPUs shared by upstream, proxy and load generator`,
+  );
   console.log(`  target: proxy throughput ≥ 0.70× direct → ${proxyMBps / directMBps >= 0.7 ? 'met' : 'NOT met'} (${((proxyMBps / directMBps) * 100).toFixed(0)}%)`);
   console.log('');
   console.log(

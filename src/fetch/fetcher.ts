@@ -39,7 +39,10 @@ export interface SafeFetchService {
   safeFetch: SafeFetch;
   /** The per-instance cap on upstream fetches (for metrics and /healthz). */
   limiter: FetchLimiter;
-  /** Closes every upstream connection; fetches in flight fail. */
+  /**
+   * Shuts the upstream side down: waits for fetches in flight (each bounded by its deadline,
+   * which also ends a body nobody reads), then closes every upstream connection.
+   */
   close(): Promise<void>;
 }
 
