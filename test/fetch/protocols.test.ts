@@ -4,7 +4,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FetchFailed } from '../../src/errors.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
-import { respond, startUpstream, type UpstreamProtocol } from '../helpers/upstream.js';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { respond, startUpstream, TEST_CA_FILE, type UpstreamProtocol } from '../helpers/upstream.js';
 import { loopbackLookup, readAll, rejection, testConfig } from './harness.js';
 
 const test = suite('safeFetch protocols');
@@ -83,6 +85,18 @@ test('upstream 404 and 500 are answers, not errors, at this layer (callers decid
     await close();
     await up.close();
   }
+});
+
+test('NODE_EXTRA_CA_CERTS is honoured when UPSTREAM_CA_FILE is unset', async () => {
+  const child = fileURLToPath(new URL('./extra-ca-child.ts', import.meta.url));
+  const run = (env: Record<string, string>) =>
+    new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['--import', 'tsx', child], { env: { ...process.env, ...env } }, (err, stdout) =>
+        err ? reject(err) : resolve(stdout.trim()),
+      );
+    });
+  assert.is(await run({ NODE_EXTRA_CA_CERTS: TEST_CA_FILE }), '200 trusted');
+  assert.match(await run({ NODE_EXTRA_CA_CERTS: '' }), /^failed: request: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/);
 });
 
 test.run();
