@@ -143,12 +143,12 @@ async function main(): Promise<void> {
   const { loadConfig } = await import('../src/config.js');
   const { createApp } = await import('../src/app.js');
   const { createSafeFetch } = await import('../src/fetch/fetcher.js');
-  const { proxyImage } = await import('../src/proxy/proxy.js');
+  const { createImageProxy } = await import('../src/proxy/proxy.js');
   const config = loadConfig({ LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_MAX: '0' });
   const fetcher = createSafeFetch(config);
   const app = await createApp(config, {
     logger: pino({ level: 'silent' }),
-    proxy: (ctx, target) => proxyImage(ctx, target, { safeFetch: fetcher.safeFetch, config }),
+    proxy: createImageProxy({ safeFetch: fetcher.safeFetch, config }),
   });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 60_000;

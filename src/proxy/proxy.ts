@@ -27,6 +27,15 @@ export const REJECTIONS = {
   unsupported: 'The image format is not supported: only JPEG, PNG, GIF and WebP are proxied.',
 } as const;
 
+/**
+ * proxyImage bound to its dependencies: the shape createApp takes as `deps.proxy`
+ * (src/api/handlers.ts ImageProxy). Pass the app's own safeFetch, so the proxy shares the
+ * instance's concurrency cap with page fetches.
+ */
+export function createImageProxy(deps: ProxyDeps): (ctx: Context, target: URL) => Promise<void> {
+  return (ctx, target) => proxyImage(ctx, target, deps);
+}
+
 /** Chunk size of the stream towards the client. */
 const STREAM_HIGH_WATER_MARK = 64 * 1024;
 

@@ -1,10 +1,11 @@
 // The proxy tests run through the real app (src/app.ts createApp via helpers/service.ts), with
-// proxyImage mounted as its image proxy and a safeFetch built from the same config.
+// proxyImage mounted as its image proxy (deps.proxy) and a safeFetch built from the same config,
+// whose limiter the tests can read. createApp does not mount the proxy by default yet.
 
 import http from 'node:http';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createSafeFetch, type SafeFetchDeps, type SafeFetchService } from '../../src/fetch/fetcher.js';
-import { proxyImage } from '../../src/proxy/proxy.js';
+import { createImageProxy } from '../../src/proxy/proxy.js';
 import { startService, TEST_ENV, type Service } from '../helpers/service.js';
 import { TEST_CA_FILE } from '../helpers/upstream.js';
 
@@ -23,7 +24,7 @@ export async function startProxyService(env: Record<string, string> = {}, fetchD
   const fetcher = createSafeFetch(config, fetchDeps);
   const service = await startService(fullEnv, {
     fetch: fetchDeps,
-    proxy: (ctx, target) => proxyImage(ctx, target, { safeFetch: fetcher.safeFetch, config }),
+    proxy: createImageProxy({ safeFetch: fetcher.safeFetch, config }),
   });
   return {
     service,
