@@ -9,7 +9,8 @@
 //      (browsers re-decode when it comes after the first 1024 bytes, HTML "change the encoding");
 //   5. windows-1252 (the WHATWG default for an unknown locale).
 // Labels in 3 and 4 that say UTF-8 when the bytes are not come last, as the bytes disprove them;
-// when nothing else is declared they still win over 5, lossy (a stray byte in a UTF-8 page).
+// when nothing else is declared they still win over 5, lossy, if the bytes are mostly UTF-8 (a
+// stray byte in a UTF-8 page), but not for windows-1252 text labelled UTF-8.
 // lol-html in html-rewriter-wasm reads UTF-8 only (PITFALLS.md), so every other choice is decoded
 // with TextDecoder (full ICU here) and re-encoded as UTF-8 before it reaches the rewriter.
 
@@ -119,38 +120,66 @@ export function incompleteUtf8Tail(bytes: Uint8Array): number {
 }
 
 /**
- * Index of the first byte that does not start a valid UTF-8 sequence (RFC 3629 table: no
- * overlongs, no surrogates, nothing above U+10FFFF), or -1. Only run on a block that isUtf8
- * already rejected, to find how much of it is still text.
+ * Length of the valid UTF-8 sequence starting at `i` (1–4), or 0 when the byte there does not
+ * start one (RFC 3629 table: no overlongs, no surrogates, nothing above U+10FFFF; a sequence cut
+ * by the end of `bytes` counts as invalid).
+ */
+function utf8SequenceAt(bytes: Uint8Array, i: number): number {
+  const b = bytes[i]!;
+  if (b < 0x80) return 1;
+  let need: number;
+  let min = 0x80;
+  let max = 0xbf;
+  if (b >= 0xc2 && b <= 0xdf) need = 1;
+  else if (b >= 0xe0 && b <= 0xef) {
+    need = 2;
+    if (b === 0xe0) min = 0xa0;
+    if (b === 0xed) max = 0x9f;
+  } else if (b >= 0xf0 && b <= 0xf4) {
+    need = 3;
+    if (b === 0xf0) min = 0x90;
+    if (b === 0xf4) max = 0x8f;
+  } else return 0;
+  const second = bytes[i + 1];
+  if (second === undefined || second < min || second > max) return 0;
+  for (let k = 2; k <= need; k++) {
+    const next = bytes[i + k];
+    if (next === undefined || (next & 0xc0) !== 0x80) return 0;
+  }
+  return need + 1;
+}
+
+/**
+ * Index of the first byte that does not start a valid UTF-8 sequence, or -1. Only run on a block
+ * that isUtf8 already rejected, to find how much of it is still text.
  */
 export function firstInvalidUtf8(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    let need: number;
-    let min = 0x80;
-    let max = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      if (b === 0xe0) min = 0xa0;
-      if (b === 0xed) max = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      if (b === 0xf0) min = 0x90;
-      if (b === 0xf4) max = 0x8f;
-    } else return i;
-    const second = bytes[i + 1];
-    if (second === undefined || second < min || second > max) return i;
-    for (let k = 2; k <= need; k++) {
-      const next = bytes[i + k];
-      if (next === undefined || (next & 0xc0) !== 0x80) return i;
-    }
-    i += need + 1;
+  for (let i = 0; i < bytes.length; ) {
+    const length = utf8SequenceAt(bytes, i);
+    if (length === 0) return i;
+    i += length;
   }
   return -1;
+}
+
+/**
+ * How much of `blocks` speaks for UTF-8: valid multi-byte sequences, against bytes that start no
+ * valid sequence. Run once, when a block fails isUtf8 (a rare path).
+ */
+export function utf8Evidence(blocks: Uint8Array[]): { multiByte: number; invalid: number } {
+  let multiByte = 0;
+  let invalid = 0;
+  for (const bytes of blocks) {
+    for (let i = 0; i < bytes.length; ) {
+      const length = utf8SequenceAt(bytes, i);
+      if (length === 0) {
+        invalid++;
+        i++;
+      } else {
+        if (length > 1) multiByte++;
+        i += length;
+      }
+    }
+  }
+  return { multiByte, invalid };
 }

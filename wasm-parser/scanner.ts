@@ -19,6 +19,7 @@ import {
   firstInvalidUtf8,
   incompleteUtf8Tail,
   sniffBom,
+  utf8Evidence,
 } from './charset.js';
 
 export interface HeadScannerOptions {
@@ -212,17 +213,21 @@ export class HeadScanner {
 
   /**
    * The choice once the bytes proved not to be UTF-8. A declared charset other than UTF-8 is taken
-   * (HTTP first); a UTF-8 label the bytes disprove comes after the other label, as the bytes
-   * speak against it. With UTF-8 the only label, UTF-8 is kept, lossy: a UTF-8 page with a stray
-   * byte reads better with one U+FFFD than as windows-1252 mojibake. Both of those stay
-   * tentative, so a later `<meta>` declaring another charset still decides.
+   * (HTTP first); a UTF-8 label the bytes disprove comes after the other label. With UTF-8 the
+   * only label, UTF-8 is kept, lossy, when the bytes held so far are mostly UTF-8 (more valid
+   * multi-byte sequences than bad bytes: a stray byte in a UTF-8 page reads better as one U+FFFD
+   * than as windows-1252 mojibake); windows-1252 text labelled UTF-8 has no valid multi-byte
+   * sequence at all. Both of those stay tentative: a later `<meta>` naming another charset decides.
    */
   private afterInvalidUtf8(): CharsetChoice {
     const usable = (name: string | null): name is string => name !== null && name !== 'utf-8';
     if (usable(this.httpCharset)) return { charset: this.httpCharset, basis: 'http' };
     const declared = this.collector.declaredCharset === null ? null : encodingForDeclaredLabel(this.collector.declaredCharset);
     if (usable(declared)) return { charset: declared, basis: 'meta' };
-    if (this.httpCharset === 'utf-8' || declared === 'utf-8') return { charset: 'utf-8', basis: 'default' };
+    if (this.httpCharset === 'utf-8' || declared === 'utf-8') {
+      const evidence = utf8Evidence(this.held);
+      if (evidence.multiByte > evidence.invalid) return { charset: 'utf-8', basis: 'default' };
+    }
     return { charset: 'windows-1252', basis: 'default' };
   }
 

@@ -68,6 +68,13 @@ test('a UTF-8 page with one stray byte, declared UTF-8, stays UTF-8: one U+FFFD,
   assert.is(result.tags.title, 'Café \ufffd – 日本');
 });
 
+test('windows-1252 text labelled UTF-8 (HTTP and meta) reads as windows-1252: no multi-byte UTF-8 in it', async () => {
+  const bytes = iconv.encode('<meta charset="utf-8"><title>Café Ünïcode – ok</title><body>', 'windows-1252');
+  const result = await scanHead(new Uint8Array(bytes), { contentType: 'text/html; charset=utf-8' });
+  assert.is(result.charset, 'windows-1252');
+  assert.is(result.tags.title, 'Café Ünïcode – ok');
+});
+
 test('the same stray byte with no declaration at all gives windows-1252 (the last resort)', async () => {
   const bytes = new Uint8Array([...utf8('<title>x '), 0xe9, ...utf8('</title><body>')]);
   const result = await scanHead(bytes);
