@@ -68,6 +68,7 @@ export async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps): Pr
 
     // With a Content-Encoding the declared length counts encoded bytes, not what we send.
     const length = encoded ? null : declared;
+    if (length !== null && head.length > length) throw new FetchFailed(`more bytes than the declared Content-Length ${length}`);
     ctx.status = 200;
     ctx.body = imageStream(head, rest, upstream, length);
     streaming = true;

@@ -169,6 +169,26 @@ test('a truncated chunked body aborts the client before the final chunk', async 
   assert.ok(res.body.length <= 2 * MiB);
 });
 
+test('a lying Content-Length (HTTP/2: declares 1000, sends 5000) never yields a complete-looking 200', async () => {
+  const liar = await startUpstream({
+    protocol: 'h2',
+    routes: {
+      '/': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': 1000 });
+        res.end(Buffer.concat([head, Buffer.alloc(5000 - head.length, 0x42)]));
+      },
+    },
+  });
+  try {
+    const res = await rawGet(url('/', liar)).catch((err: Error) => ({ status: 0, aborted: true, error: err.message }));
+    // Either refused before any header (502) or cut mid-stream: never a 200 that completes.
+    assert.ok(res.status === 502 || res.aborted, JSON.stringify({ status: res.status, aborted: res.aborted }));
+    assert.ok(!(res.status === 200 && !res.aborted));
+  } finally {
+    await liar.close();
+  }
+});
+
 test('a client hanging up mid-stream closes the upstream connection too (seen at the upstream)', async () => {
   const before = up.requests.length;
   const res = await rawGet(url('/big-slow'), { stopAfter: 256 * 1024 });
