@@ -15,6 +15,7 @@ a:focus-visible{outline:3px solid var(--_focus);outline-offset:2px}
 a[href]:hover{border-color:var(--_muted)}
 .m{aspect-ratio:1.91;background:var(--_skeleton);overflow:hidden}
 .m img{display:block;width:100%;height:100%;object-fit:cover}
+img:not([src]){visibility:hidden}
 .blur img{filter:blur(24px);transform:scale(1.2)}
 .b{display:flex;flex-direction:column;gap:4px;padding:12px 14px;min-width:0}
 .t{font-weight:600;font-size:1.1em;line-height:1.3}

@@ -29,18 +29,22 @@ linkpeek-preview{margin:1rem 0}
 const SCRIPT = `
 const form = document.getElementById('try');
 const preview = document.getElementById('preview');
-for (const node of document.querySelectorAll('[data-origin]')) node.textContent = location.origin;
+const fill = (selector, text) => { for (const node of document.querySelectorAll(selector)) node.textContent = text; };
+const show = (url) => {
+  preview.dataset.url = url;
+  fill('[data-page]', url);
+  fill('[data-page-query]', encodeURIComponent(url).replace(/'/g, '%27'));
+};
+fill('[data-origin]', location.origin);
 form.addEventListener('submit', (event) => {
   event.preventDefault();
-  const data = new FormData(form);
-  preview.dataset.url = data.get('url');
-  preview.dataset.layout = data.get('layout');
-  history.replaceState(null, '', '?url=' + encodeURIComponent(data.get('url')));
+  show(form.url.value);
+  history.replaceState(null, '', '?url=' + encodeURIComponent(form.url.value));
 });
 form.layout.addEventListener('change', () => { preview.dataset.layout = form.layout.value; });
 const shared = new URLSearchParams(location.search).get('url');
 if (shared) form.url.value = shared;
-preview.dataset.url = form.url.value;
+show(form.url.value);
 `;
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
@@ -85,16 +89,16 @@ export function showcaseHtml(defaultUrl: string): string {
 
 <h2>Embed it</h2>
 <pre><code>&lt;script type="module" src="<span data-origin></span>/component.js"&gt;&lt;/script&gt;
-&lt;linkpeek-preview data-url="${url}"&gt;&lt;/linkpeek-preview&gt;</code></pre>
+&lt;linkpeek-preview data-url="<span data-page>${url}</span>"&gt;&lt;/linkpeek-preview&gt;</code></pre>
 
 <h2>curl</h2>
-<pre><code>curl '<span data-origin></span>/v1/metadata?url=${encodeURIComponent(defaultUrl).replace(/'/g, '%27')}'</code></pre>
+<pre><code>curl '<span data-origin></span>/v1/metadata?url=<span data-page-query>${encodeURIComponent(defaultUrl).replace(/'/g, '%27')}</span>'</code></pre>
 
 <h2>SDK (TypeScript)</h2>
 <pre><code>import { createClient, getMetadata } from 'linkpeek/client';
 
 const client = createClient({ baseUrl: '<span data-origin></span>' });
-const { data, error } = await getMetadata({ client, query: { url: '${url}' } });
+const { data, error } = await getMetadata({ client, query: { url: '<span data-page>${url}</span>' } });
 if (data) console.log(data.title, data.image.url);</code></pre>
 
 <p>The whole contract: <a href="/openapi.yaml">openapi.yaml</a> (OpenAPI 3.0.0).</p>

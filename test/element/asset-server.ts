@@ -1,5 +1,5 @@
-// The asset middleware alone in a Koa app on 127.0.0.1:0 (http, or https with a throwaway
-// certificate), plus blank test pages that load /component.js. Enough for every data-meta test;
+// The asset middleware alone in a Koa app on 127.0.0.1:0 (http, or https with the committed
+// test certificate), plus blank test pages that load /component.js. Enough for every data-meta test;
 // data-url tests use the whole service (test/helpers/service.ts).
 import http from 'node:http';
 import https from 'node:https';
@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { loadConfig } from '../../src/config.js';
 import { assetRoutes, type AssetOptions } from '../../src/assets/routes.js';
-import { selfSignedCertificate } from './tls.js';
+import { TEST_TLS } from '../helpers/upstream.js';
 
 /** A page that loads the element from `componentUrl` (default: this server's /component.js). */
 export function testPageHtml(componentUrl = '/component.js', body = ''): string {
@@ -33,7 +33,7 @@ export async function startAssetServer(
     ctx.body = page;
   });
   const server = options.tls
-    ? https.createServer(selfSignedCertificate(), app.callback())
+    ? https.createServer(TEST_TLS, app.callback())
     : http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

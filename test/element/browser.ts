@@ -59,6 +59,8 @@ export async function openPage(browser: Browser, options: BrowserContextOptions 
       return route.abort('blockedbyclient');
     },
   );
+  // Bounded waits everywhere: a broken element fails its test instead of stalling the suite.
+  context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   const requested: string[] = [];
   page.on('request', (request) => requested.push(request.url()));
