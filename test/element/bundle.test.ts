@@ -15,13 +15,17 @@ import { startAssetServer, type AssetServer } from './asset-server.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = path.join(ROOT, 'dist/element/component.js');
 
-/** Every file the bundle is made from: the element and the generated SDK it imports. */
-function sourceFiles(): string[] {
+/**
+ * The element's own sources. (The generated SDK it also bundles is rewritten by CI's
+ * "generated/ matches openapi.yaml" step after the build, so its mtimes say nothing; the
+ * byte-for-byte rebuild below covers it.)
+ */
+function elementSources(): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
       entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)],
     );
-  return [...walk(path.join(ROOT, 'element')), ...walk(path.join(ROOT, 'generated'))];
+  return walk(path.join(ROOT, 'element'));
 }
 
 let assets: AssetServer;
@@ -37,13 +41,13 @@ test.after(async () => {
   await Promise.all([assets?.close(), missing?.close()]);
 });
 
-test('dist/element/component.js is newer than every element/ and generated/ source file', () => {
+test('dist/element/component.js is newer than every element/ source file', () => {
   const built = statSync(DIST).mtimeMs;
-  const stale = sourceFiles().filter((file) => statSync(file).mtimeMs > built);
+  const stale = elementSources().filter((file) => statSync(file).mtimeMs > built);
   assert.equal(stale.map((f) => path.relative(ROOT, f)), [], 'run npm run build:element');
 });
 
-test('dist/element/component.js is byte for byte what a fresh build makes', async () => {
+test('dist/element/component.js is byte for byte what a fresh build of element/ and generated/ makes', async () => {
   const outDir = mkdtempSync(path.join(tmpdir(), 'linkpeek-element-build-'));
   try {
     await build({ configFile: path.join(ROOT, 'element/vite.config.ts'), logLevel: 'silent', build: { outDir } });
