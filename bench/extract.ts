@@ -36,7 +36,7 @@ function loadCorpus(): Page[] {
     hosted_url?: string;
   }[];
   return manifest.map((entry) => {
-    const bytes = new Uint8Array(readFileSync(path.join(corpusDir, entry.file)));
+    const bytes: Uint8Array = readFileSync(path.join(corpusDir, entry.file)); // a Buffer: no copy
     return {
       name: entry.file,
       // metascraper rejects a host without a TLD (readability's http://fakehost/): use example.org.
