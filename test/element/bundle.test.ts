@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from 'vite';
 import { GZIP_BUDGET_BYTES } from '../../element/vite.config.js';
+import { startService } from '../helpers/service.js';
 import { startAssetServer, type AssetServer } from './asset-server.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -77,6 +78,21 @@ test('GET /component.js serves the built bytes as JavaScript, cacheable for an h
   assert.is(res.headers.get('cache-control'), 'public, max-age=3600');
   assert.is(res.headers.get('access-control-allow-origin'), '*');
   assert.ok(Buffer.from(await res.arrayBuffer()).equals(readFileSync(DIST)));
+});
+
+test('the running service serves exactly dist/element/component.js at GET /component.js (contract-checked)', async () => {
+  const service = await startService();
+  try {
+    const res = await service.request('/component.js');
+    assert.is(res.status, 200);
+    assert.is(res.headers.get('content-type'), 'application/javascript; charset=utf-8');
+    assert.is(res.headers.get('cache-control'), 'public, max-age=3600');
+    assert.ok(Buffer.from(res.body).equals(readFileSync(DIST)), 'served bytes differ from dist/element/component.js');
+    // Loading the element does not spend the API's rate-limit budget.
+    assert.is(res.headers.get('x-ratelimit-remaining'), null);
+  } finally {
+    await service.close();
+  }
 });
 
 test('GET /component.js before the build: 503 JSON naming the command, not cached', async () => {

@@ -1,0 +1,85 @@
+// GET / in a real browser (issue 7): the URL box drives a live <linkpeek-preview> against the
+// running service, the examples name the service's origin, /openapi.yaml is one click away,
+// and the page's own CSP blocks nothing it needs.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { startService, type Service } from '../helpers/service.js';
+import { ARTIFACTS_DIR, launchBrowser, openPage, readCard, snapshot, waitForState, type TestPage } from './browser.js';
+import { gradientPng } from './png.js';
+import { startUpstream, type Upstream, type UpstreamRoute } from './upstream-fixture.js';
+
+let browser: Browser;
+let service: Service;
+let upstream: Upstream;
+let tab: TestPage;
+const violations: string[] = [];
+
+const page = (origin: string, title: string) =>
+  `<!doctype html><title>${title}</title><meta property="og:title" content="${title}"><meta property="og:image" content="${origin}/hero.png"><meta name="description" content="Showcase fixture page.">`;
+
+test.before(async () => {
+  const routes: Record<string, UpstreamRoute> = {
+    '/hero.png': { type: 'image/png', body: gradientPng(600, 314, [67, 56, 202], [236, 72, 153]) },
+  };
+  [browser, upstream] = await Promise.all([launchBrowser(), startUpstream(routes)]);
+  routes['/home'] = { type: 'text/html', body: page(upstream.origin, 'The showcase default') };
+  routes['/typed'] = { type: 'text/html', body: page(upstream.origin, 'A page typed into the box') };
+  service = await startService({ SHOWCASE_URL: `${upstream.origin}/home` });
+  tab = await openPage(browser);
+  tab.page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  await tab.reset(`${service.baseUrl}/`);
+});
+
+test.after(async () => {
+  await Promise.all([browser?.close(), service?.close(), upstream?.close()]);
+});
+
+test('the element renders the default URL live, with the examples naming this origin', async () => {
+  await waitForState(tab.page, 'ready');
+  const card = await readCard(tab.page);
+  assert.is(card.title, 'The showcase default');
+  assert.is(card.href, `${upstream.origin}/home`);
+  const text = await tab.page.locator('main').innerText();
+  assert.match(text, `<script type="module" src="${service.baseUrl}/component.js"></script>`);
+  assert.match(text, `curl '${service.baseUrl}/v1/metadata?url=${encodeURIComponent(`${upstream.origin}/home`)}'`);
+  assert.match(text, `createClient({ baseUrl: '${service.baseUrl}' })`);
+  await snapshot(tab.page, 'showcase-card');
+  await tab.page.screenshot({ path: `${ARTIFACTS_DIR}showcase-page.png`, fullPage: true });
+});
+
+test('typing a URL and pressing Enter re-renders the element; the layout menu switches to compact', async () => {
+  const typed = `${upstream.origin}/typed`;
+  await tab.page.fill('#url', typed);
+  await tab.page.press('#url', 'Enter');
+  await tab.page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'A page typed into the box');
+  assert.is((await readCard(tab.page)).href, typed);
+  assert.is(new URL(tab.page.url()).searchParams.get('url'), typed, 'the address bar can be shared');
+  const examples = await tab.page.locator('main').innerText();
+  assert.match(examples, `curl '${service.baseUrl}/v1/metadata?url=${encodeURIComponent(typed)}'`, 'the examples follow the box');
+  assert.match(examples, `<linkpeek-preview data-url="${typed}"></linkpeek-preview>`);
+  await tab.page.selectOption('select[name=layout]', 'compact');
+  assert.is(await tab.page.getAttribute('#preview', 'data-layout'), 'compact');
+});
+
+test('a shared ?url= address opens with that page in the box', async () => {
+  await tab.page.goto(`${service.baseUrl}/?url=${encodeURIComponent(`${upstream.origin}/typed`)}`);
+  await waitForState(tab.page, 'ready');
+  assert.is(await tab.page.inputValue('#url'), `${upstream.origin}/typed`);
+  assert.is((await readCard(tab.page)).title, 'A page typed into the box');
+});
+
+test('the openapi.yaml link opens the contract', async () => {
+  const [response] = await Promise.all([tab.page.waitForResponse(`${service.baseUrl}/openapi.yaml`), tab.page.click('a[href="/openapi.yaml"]')]);
+  assert.is(response.status(), 200);
+  assert.match(response.headers()['content-type'] ?? '', 'application/yaml');
+});
+
+test('the showcase CSP blocked nothing', () => {
+  assert.equal(violations, []);
+  assert.equal(tab.blocked, []);
+});
+
+test.run();
