@@ -1,44 +1,81 @@
-// Runs every test/**/*.test.ts with uvu (through tsx) and ends with the line CI reads:
-// "N passed, N failed" (uvu prints Total/Passed/Skipped only; PITFALLS.md "uvu 0.5").
-// Usage: node test/run.mjs [pattern]   e.g. node test/run.mjs fetch
+// Runs every test/**/*.test.ts with uvu (through tsx), one process per file, and ends with the
+// line CI reads: "N passed, N failed" (uvu prints Total/Passed/Skipped only; PITFALLS.md "uvu 0.5").
+// One process per file keeps suites from sharing state (servers, timers, Redis clients), and a
+// file that hangs is named and killed at FILE_TIMEOUT_MS instead of stalling the whole run.
+// Usage: node test/run.mjs [path-prefix]   e.g. node test/run.mjs fetch/
 // In CI (CI=true) a skipped test is a failure: nothing may be quietly left out.
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const testDir = path.join(root, 'test');
 const filter = process.argv[2] ?? '';
-const pattern = filter ? `${filter.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*\\.test\\.ts$` : '\\.test\\.ts$';
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern, '-c', 'false'],
-  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } },
-);
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 180_000);
 
-let out = '';
-child.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  out += chunk.toString();
-});
+const files = readdirSync(testDir, { recursive: true })
+  .map(String)
+  .filter((f) => f.endsWith('.test.ts') && f.startsWith(filter))
+  .sort();
 
-child.on('close', (code, signal) => {
-  const read = (label) => {
-    const m = new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(out);
-    return m ? Number(m[1]) : NaN;
-  };
-  const total = read('Total');
-  const passed = read('Passed');
-  const skipped = read('Skipped');
-  if (!Number.isFinite(total) || !Number.isFinite(passed)) {
-    console.log(`0 passed, 1 failed`);
-    console.error(`test runner ended without a summary (exit ${code}, signal ${signal})`);
-    process.exit(1);
-  }
-  const failed = total - passed - (skipped || 0);
-  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-  if (process.env.CI && skipped > 0) {
-    console.error(`${skipped} test(s) skipped in CI: every test must run`);
-    process.exit(1);
-  }
-  process.exit(code === 0 && failed === 0 ? 0 : 1);
-});
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const troubled = [];
+
+for (const file of files) {
+  const result = await runFile(file);
+  passed += result.passed;
+  failed += result.failed;
+  skipped += result.skipped;
+  if (result.failed > 0 || result.problem) troubled.push(`${file}${result.problem ? ` (${result.problem})` : ''}`);
+}
+
+if (files.length === 0) {
+  console.log(`no test files match "${filter}"`);
+  failed++;
+}
+if (troubled.length > 0) console.log(`\nfiles with failures:\n  ${troubled.join('\n  ')}`);
+console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+if (process.env.CI && skipped > 0) {
+  console.error(`${skipped} test(s) skipped in CI: every test must run`);
+  process.exit(1);
+}
+process.exit(failed === 0 ? 0 : 1);
+
+function runFile(file) {
+  const pattern = `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+  return new Promise((resolve) => {
+    console.log(`\n# ${file}`);
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern, '-c', 'false'],
+      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      out += chunk.toString();
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const read = (label) => {
+        const m = new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(out);
+        return m ? Number(m[1]) : NaN;
+      };
+      const total = read('Total');
+      const ok = read('Passed');
+      const skip = read('Skipped') || 0;
+      if (timedOut) return resolve({ passed: ok || 0, failed: Math.max(1, (total || 0) - (ok || 0) - skip), skipped: skip, problem: `killed after ${FILE_TIMEOUT_MS} ms: open handles or a hang` });
+      if (!Number.isFinite(total) || !Number.isFinite(ok)) return resolve({ passed: 0, failed: 1, skipped: 0, problem: `no summary (exit ${code}, signal ${signal})` });
+      const bad = total - ok - skip;
+      resolve({ passed: ok, failed: bad > 0 ? bad : code === 0 ? 0 : 1, skipped: skip, problem: bad === 0 && code !== 0 ? `exit ${code}` : undefined });
+    });
+  });
+}
