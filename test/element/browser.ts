@@ -166,10 +166,20 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
   }, id);
 }
 
-/** Saves a screenshot of the element under test-artifacts/element/ (git-ignored, kept by CI). */
+/**
+ * Saves a screenshot of the element, with a margin so the focus ring (drawn outside the card)
+ * shows, under test-artifacts/element/ (git-ignored; CI keeps the directory as artifacts).
+ */
 export async function snapshot(page: Page, name: string, id = 'preview'): Promise<string> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   const path = `${ARTIFACTS_DIR}${name}.png`;
-  await page.locator(`#${id}`).screenshot({ path, animations: 'disabled' });
+  const box = await page.locator(`#${id}`).boundingBox();
+  if (!box) throw new Error(`#${id} is not visible`);
+  const margin = 8;
+  await page.screenshot({
+    path,
+    animations: 'disabled',
+    clip: { x: Math.max(0, box.x - margin), y: Math.max(0, box.y - margin), width: box.width + 2 * margin, height: box.height + 2 * margin },
+  });
   return path;
 }

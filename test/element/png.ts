@@ -13,7 +13,8 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, body, crc]);
 }
 
-export function gradientPng(width: number, height: number, from: Rgb, to: Rgb): Buffer {
+/** A diagonal gradient; with `checker`, every other square of that size is white (sharp edges show a blur). */
+export function gradientPng(width: number, height: number, from: Rgb, to: Rgb, checker = 0): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
@@ -23,7 +24,8 @@ export function gradientPng(width: number, height: number, from: Rgb, to: Rgb): 
     const row = y * (width * 3 + 1);
     for (let x = 0; x < width; x++) {
       const t = (x / width + y / height) / 2;
-      for (let c = 0; c < 3; c++) rows[row + 1 + x * 3 + c] = Math.round(from[c]! + (to[c]! - from[c]!) * t);
+      const white = checker > 0 && (Math.floor(x / checker) + Math.floor(y / checker)) % 2 === 1;
+      for (let c = 0; c < 3; c++) rows[row + 1 + x * 3 + c] = white ? 255 : Math.round(from[c]! + (to[c]! - from[c]!) * t);
     }
   }
   const signature = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);

@@ -20,6 +20,7 @@ test.before(async () => {
     startUpstream({
       '/photo.png': { type: 'image/png', body: gradientPng(600, 314, [14, 116, 144], [250, 204, 21]) },
       '/icon.png': { type: 'image/png', body: gradientPng(32, 32, [190, 18, 60], [251, 146, 60]) },
+      '/checker.png': { type: 'image/png', body: gradientPng(600, 314, [14, 116, 144], [250, 204, 21], 40) },
       '/articles/tide-pools': { type: 'text/html', body: '<!doctype html><title>Tide pools</title><h1>Tide pools</h1>' },
     }),
   ]);
@@ -100,8 +101,9 @@ test('without an image the image area is hidden; a failing favicon disappears', 
 
 test('safety tags show a badge; only adult blurs the image', async () => {
   const { page } = await freshPage();
-  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { safety_tags: ['adult'] })) }, 'adult');
-  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { safety_tags: ['security_threat', 'suspicious_domain'] })) }, 'threat');
+  const image = { url: `${upstream.origin}/checker.png` };
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { image, safety_tags: ['adult'] })) }, 'adult');
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { image, safety_tags: ['security_threat', 'suspicious_domain'] })) }, 'threat');
   await waitForState(page, 'ready', 'adult');
   await waitForState(page, 'ready', 'threat');
   const adult = await readCard(page, 'adult');
@@ -112,7 +114,7 @@ test('safety tags show a badge; only adult blurs the image', async () => {
   assert.is(threat.badge, 'Security threat · Suspicious site');
   assert.not.ok(threat.badgeHidden);
   assert.not.ok(threat.mediaBlurred);
-  await page.waitForFunction(() => document.getElementById('adult')!.shadowRoot!.querySelector('img')!.complete);
+  await page.waitForFunction(() => ['adult', 'threat'].every((id) => document.getElementById(id)!.shadowRoot!.querySelector('img')!.complete));
   await snapshot(page, 'safety-adult', 'adult');
   await snapshot(page, 'safety-threat', 'threat');
 });
