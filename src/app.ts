@@ -22,8 +22,11 @@ import {
   RedisExtractionStore,
   type ExtractionStore,
 } from './metadata/extraction-store.js';
+import { safetyEnricher } from './metadata/enrich-safety.js';
 import { createMetadataService, type Enricher } from './metadata/service.js';
 import type { MetadataService } from './metadata/service-types.js';
+import { createImageProxy } from './proxy/proxy.js';
+import { createSafetyCheck, type SafetyCheck } from './safety/index.js';
 import { Failover } from './store/failover.js';
 import { connectRedis } from './store/redis.js';
 import {
@@ -42,7 +45,10 @@ export interface AppDeps {
   /** Replaces the whole metadata pipeline (tests of the HTTP layer alone). */
   metadata?: MetadataService;
   proxy?: ImageProxy;
+  /** Replaces the default enrichment steps (safety tags; image and favicon probes). */
   enrichers?: Enricher[];
+  /** Counts a safety provider that failed or ran out of time (metrics). */
+  onSafetyProviderFailure?: (provider: string) => void;
 }
 
 export interface App {
@@ -65,17 +71,26 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
 
   const limiter = createRateLimitStore(config, redis, failover);
   const fetcher = createSafeFetch(config, { logger, ...deps.fetch });
+  const safety: SafetyCheck = createSafetyCheck(config, {
+    logger,
+    onProviderFailure: (provider) => deps.onSafetyProviderFailure?.(provider),
+  });
+  const enrichers = deps.enrichers ?? [safetyEnricher(safety)];
   const metadata =
     deps.metadata ??
     createMetadataService({
       config,
       safeFetch: fetcher.safeFetch,
       store: createExtractionStore(config, redis, failover),
-      enrichers: deps.enrichers ?? [],
+      enrichers,
       onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
     });
 
-  const router = await createRouter(createHandlers({ config, metadata, proxy: deps.proxy ?? null }), {
+  const router = await createRouter(createHandlers({
+      config,
+      metadata,
+      proxy: deps.proxy ?? createImageProxy({ safeFetch: fetcher.safeFetch, config }),
+    }), {
     target: { allowPrivateNetworks: config.allowPrivateNetworks },
     showcaseLocation: (ctx) => showcaseLocation(config, `${ctx.protocol}://${ctx.host}`),
   });
@@ -99,6 +114,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     async close() {
       limiter?.close();
       await metadata.close();
+      safety.close();
       await fetcher.close();
       if (ownsRedis && redis) redis.disconnect();
     },

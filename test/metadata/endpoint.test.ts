@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
+import { loopbackLookup } from '../fetch/harness.js';
 import { startService, type Service } from '../helpers/service.js';
 import { TEST_CA_FILE, respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
@@ -90,7 +91,8 @@ endpoint('an HTML page gives the exact normalized object, cacheable for 12 hours
       'twitter:image': 'https://cdn.example.org/tw.jpg',
       'twitter:card': 'summary_large_image',
     },
-    safety_tags: [],
+    // the fixture is addressed by IP: SPEC.md SafetyTag "an IP address as URL"
+    safety_tags: ['suspicious_domain'],
   });
 });
 
@@ -127,7 +129,7 @@ endpoint('an image URL describes itself in image (SPEC Metadata rule 2)', async 
     favicon: { url: `${up.origin}/favicon.ico`, type: null, width: null, height: null, size: null },
     og: {},
     twitter: {},
-    safety_tags: [],
+    safety_tags: ['suspicious_domain'],
   });
 });
 
@@ -173,7 +175,28 @@ endpoint('the fragment is not part of the page: #a and #b share one fetch', asyn
   assert.ok(up.hits('/article') - before <= 1);
 });
 
+const names = suite('GET /v1/metadata safety tags');
+names('a page on a named host that triggers nothing has no safety tags; a self-labelled adult page is adult', async () => {
+  const up = await startUpstream({
+    routes: {
+      '/plain': respond(200, ARTICLE, html),
+      '/adult': respond(200, '<head><title>x</title><meta name="RATING" content="RTA-5042-1996-1400-1577-RTA"></head>', html),
+    },
+  });
+  const svc = await startService({ RATE_LIMIT_MAX: '0' }, { fetch: { lookup: loopbackLookup(['news.test']) } });
+  try {
+    const plain = await svc.request(q(up.url('/plain', 'news.test').href));
+    assert.equal(plain.json.safety_tags, []);
+    const adult = await svc.request(q(up.url('/adult', 'news.test').href, { prefer: 'twitter' }));
+    assert.equal(adult.json.safety_tags, ['adult']);
+  } finally {
+    await svc.close();
+    await up.close();
+  }
+});
+
 endpoint.run();
+names.run();
 
 const protocols = suite('GET /v1/metadata over TLS and HTTP/2');
 for (const protocol of ['https', 'h2'] as const) {
