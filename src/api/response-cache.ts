@@ -1,0 +1,94 @@
+// The cached-hit fast path (issue 9): a repeated GET/HEAD /v1/metadata for exactly the same
+// request URL is answered from the JSON string already sent once, before openapi-backend routes
+// and validates it again (that alone costs ~2.4× in req/s). SPEC.md makes the full request URL the
+// cache key, so an answer stored under exactly that URL is the answer; a different query string
+// (another `prefer`, a utm tag, another spelling of `url`) is another entry and takes the full path.
+// Mounted after rateLimit and refuseFetchLoops, so hits are still counted, limited and refused
+// like any request, and after cors/requestLog, so they carry the same headers.
+
+import type { Context, Next } from 'koa';
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../config.js';
+import { METADATA_CACHE_CONTROL } from './handlers.js';
+
+const CACHED_PATH = '/v1/metadata';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export interface ResponseCacheOptions {
+  /** Entries held at most. */
+  maxEntries: number;
+  /** Bytes held at most: the JSON strings and their keys, counted as UTF-8. */
+  maxBytes: number;
+  /** How long a stored answer is served; never longer than the extraction it came from lives. */
+  ttlMs: number;
+}
+
+/**
+ * Bounds from Config: the extraction TTL (an answer must not outlive the extraction it shows) and a
+ * quarter of the extraction cache's byte budget (an answer is one variant of an extraction, which
+ * holds two, so a quarter keeps the two caches together near 1.25× CACHE_MAX_BYTES).
+ */
+export function responseCacheOptions(config: Config): ResponseCacheOptions {
+  return { maxEntries: config.cacheMaxEntries, maxBytes: Math.max(1024, Math.floor(config.cacheMaxBytes / 4)), ttlMs: config.cacheTtlMs };
+}
+
+export interface ResponseCache {
+  (ctx: Context, next: Next): Promise<void>;
+  /** Entries held now (tests and metrics). */
+  readonly size: number;
+  /** Bytes held now, as counted against maxBytes. */
+  readonly bytes: number;
+  clear(): void;
+}
+
+export function responseCache(options: ResponseCacheOptions): ResponseCache {
+  const cache = new LRUCache<string, string>({
+    max: options.maxEntries,
+    maxSize: options.maxBytes,
+    sizeCalculation: (body, key) => Math.max(1, Buffer.byteLength(body) + Buffer.byteLength(key)),
+    ttl: options.ttlMs,
+    // An expired answer is never served: the next request takes the full path and refreshes it.
+    allowStale: false,
+  });
+
+  const middleware = async function responseCache(ctx: Context, next: Next): Promise<void> {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== CACHED_PATH || options.ttlMs <= 0) return next();
+    const key = ctx.originalUrl;
+    const stored = cache.get(key);
+    if (stored !== undefined) {
+      ctx.status = 200;
+      ctx.body = stored; // HEAD: Koa sends the length and drops the body
+      ctx.set('Content-Type', JSON_TYPE);
+      ctx.set('Cache-Control', METADATA_CACHE_CONTROL);
+      return;
+    }
+
+    await next(); // a thrown error passes through and is never stored
+
+    if (ctx.status !== 200 || !isJsonObject(ctx.body)) return;
+    // Stringified once here; Koa would have done the same (JSON.stringify, no spacing), so a hit
+    // and the miss before it answer identical bytes.
+    const json = JSON.stringify(ctx.body);
+    ctx.body = json;
+    ctx.set('Content-Type', JSON_TYPE);
+    // A handler that knows its extraction expires sooner says so (ctx.state.cacheTtlMs, ms left);
+    // otherwise the answer lives CACHE_TTL_MS from now, as the extraction stored with it does.
+    const left = ctx.state.cacheTtlMs;
+    const ttl = typeof left === 'number' && left >= 0 ? Math.min(left, options.ttlMs) : options.ttlMs;
+    if (ttl > 0) cache.set(key, json, { ttl });
+  };
+
+  return Object.defineProperties(middleware, {
+    size: { get: () => cache.size },
+    bytes: { get: () => cache.calculatedSize },
+    clear: { value: () => cache.clear() },
+  }) as ResponseCache;
+}
+
+/** A body Koa would send as JSON: a plain object or array, not a string, Buffer or stream. */
+function isJsonObject(body: unknown): body is object {
+  if (body === null || typeof body !== 'object') return false;
+  if (Buffer.isBuffer(body) || body instanceof Uint8Array) return false;
+  if (typeof (body as { pipe?: unknown }).pipe === 'function') return false;
+  return true;
+}

@@ -1,0 +1,254 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { pino } from 'pino';
+import { createApp, type App } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { responseCache, responseCacheOptions, type ResponseCache } from '../../src/api/response-cache.js';
+import { OUR_VIA } from '../../src/fetch/policy.js';
+import { checkedRequest, TEST_ENV, type CheckedResponse } from '../helpers/service.js';
+import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+
+// Issue 9: the cached-hit fast path, through the real app (real router, handlers, metadata
+// service, rate limiter) against a real upstream. Until src/app.ts mounts it, the test places it
+// where the issue says — after refuseFetchLoops, before assetRoutes/router — in the app's own
+// middleware list (Koa composes that list when callback() is called); once mounted, it is used as is.
+
+const PAGE = '<html><head><title>Cached page</title><meta property="og:description" content="é and ü"></head><body>x</body></html>';
+
+interface Ctx {
+  up: Upstream;
+  app: App;
+  cache: ResponseCache;
+  base: string;
+  server: http.Server;
+  /** Upstream hits of /page so far. */
+  fetched(): number;
+}
+
+async function startWithCache(env: Record<string, string>): Promise<Omit<Ctx, 'up' | 'fetched'>> {
+  const config = loadConfig({ ...TEST_ENV, PROBE_IMAGES: 'false', ...env });
+  const app = await createApp(config, { logger: pino({ level: 'silent' }), enrichers: [] });
+  const stack = app.koa.middleware as Koa.Middleware[];
+  let cache = stack.find((m) => m.name === 'responseCache') as ResponseCache | undefined;
+  if (!cache) {
+    cache = responseCache(responseCacheOptions(config));
+    const at = stack.findIndex((m) => m.name === 'refuseFetchLoops');
+    assert.ok(at >= 0, 'refuseFetchLoops is in the middleware list');
+    stack.splice(at + 1, 0, cache);
+  }
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { app, cache, base, server };
+}
+
+const s = suite<Ctx>('response cache (fast path for repeated /v1/metadata)');
+
+s.before(async (ctx) => {
+  ctx.up = await startUpstream({
+    routes: {
+      '/page': respond(200, PAGE, { 'content-type': 'text/html; charset=utf-8' }),
+      '/gone': respond(404, 'no'),
+    },
+  });
+  ctx.fetched = () => ctx.up.hits('/page');
+  Object.assign(ctx, await startWithCache({ RATE_LIMIT_MAX: '0' }));
+});
+s.after(async (ctx) => {
+  ctx.server.closeAllConnections();
+  await new Promise<void>((resolve) => ctx.server.close(() => resolve()));
+  await ctx.app.close();
+  await ctx.up.close();
+});
+s.before.each((ctx) => ctx.cache.clear());
+
+const metaPath = (up: Upstream, pathAndQuery: string, extra = '') => `/v1/metadata?url=${encodeURIComponent(up.url(pathAndQuery).href)}${extra}`;
+
+s('a hit answers the same bytes and headers as the miss that stored it, without routing or fetching again', async (ctx) => {
+  const path = metaPath(ctx.up, '/page?a=1');
+  const miss = await checkedRequest(ctx.base + path);
+  assert.is(miss.status, 200);
+  assert.is(ctx.cache.size, 1);
+  const hit = await checkedRequest(ctx.base + path);
+  assert.is(hit.status, 200);
+  assert.equal(Buffer.from(hit.body), Buffer.from(miss.body));
+  assert.is(hit.json.title, 'Cached page');
+  assert.is(hit.json.description, 'é and ü');
+  for (const res of [miss, hit]) {
+    assert.is(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.is(res.headers.get('cache-control'), 'public, max-age=43200');
+    assert.is(res.headers.get('access-control-allow-origin'), '*');
+    assert.is(res.headers.get('content-length'), String(miss.body.length));
+    assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  }
+  assert.is.not(hit.headers.get('x-request-id'), miss.headers.get('x-request-id'));
+  // The miss is served as JSON.stringify of the object, exactly what Koa itself would send.
+  assert.is(miss.text, JSON.stringify(miss.json));
+});
+
+s('the stored answer is served without a second extraction (evicting the extraction cache would not matter)', async (ctx) => {
+  const path = metaPath(ctx.up, '/page?b=1');
+  const before = ctx.fetched();
+  await checkedRequest(ctx.base + path);
+  assert.is(ctx.fetched(), before + 1);
+  await checkedRequest(ctx.base + path);
+  await checkedRequest(ctx.base + path);
+  assert.is(ctx.fetched(), before + 1);
+  assert.is(ctx.cache.size, 1);
+});
+
+s('HEAD is answered from the store too: same headers, no body', async (ctx) => {
+  const path = metaPath(ctx.up, '/page?c=1');
+  const miss = await checkedRequest(ctx.base + path);
+  const head = await checkedRequest(ctx.base + path, { method: 'HEAD' });
+  assert.is(head.status, 200);
+  assert.is(head.body.length, 0);
+  assert.is(head.headers.get('content-length'), String(miss.body.length));
+  assert.is(head.headers.get('content-type'), 'application/json; charset=utf-8');
+  assert.is(head.headers.get('cache-control'), 'public, max-age=43200');
+});
+
+s('a different query string is a different entry (prefer, extra parameters, another spelling)', async (ctx) => {
+  const og = metaPath(ctx.up, '/page?d=1');
+  await checkedRequest(ctx.base + og);
+  await checkedRequest(ctx.base + og + '&prefer=twitter');
+  await checkedRequest(ctx.base + og + '&utm_source=x');
+  await checkedRequest(`${ctx.base}/v1/metadata?url=${ctx.up.url('/page?d=1').href}`); // not percent-encoded
+  assert.is(ctx.cache.size, 4);
+  const again = await checkedRequest(ctx.base + og + '&prefer=twitter');
+  assert.is(again.status, 200);
+  assert.is(ctx.cache.size, 4);
+});
+
+s('errors are never stored: 400, 422 and the 302 take the full path every time', async (ctx) => {
+  for (const path of ['/v1/metadata?url=ftp://x', metaPath(ctx.up, '/gone'), '/v1/metadata']) {
+    const first = await checkedRequest(ctx.base + path);
+    const second = await checkedRequest(ctx.base + path);
+    assert.is(second.status, first.status);
+    assert.ok(first.status !== 200, `${path} is not a 200`);
+    assert.is(ctx.cache.size, 0, `${path} was not stored`);
+  }
+  const bad = await checkedRequest(ctx.base + '/v1/metadata?url=ftp://x');
+  assert.is(bad.status, 400);
+  assert.is.not(bad.headers.get('cache-control'), 'public, max-age=43200');
+});
+
+s('other paths and methods pass through untouched', async (ctx) => {
+  const yaml = await checkedRequest(ctx.base + '/openapi.yaml');
+  assert.is(yaml.status, 200);
+  const path = metaPath(ctx.up, '/page?e=1');
+  await checkedRequest(ctx.base + path);
+  // POST is not in the contract (checkedRequest would refuse it): plain fetch.
+  const post = await fetch(ctx.base + path, { method: 'POST' });
+  await post.arrayBuffer();
+  assert.is(post.status, 404);
+  assert.is(ctx.cache.size, 1);
+});
+
+s('a request carrying our Via is refused on a hit as on a miss (fetch loop)', async (ctx) => {
+  const path = metaPath(ctx.up, '/page?f=1');
+  const ok = await checkedRequest(ctx.base + path);
+  assert.is(ok.status, 200);
+  const looped = await checkedRequest(ctx.base + path, { headers: { via: OUR_VIA } });
+  assert.is(looped.status, 422);
+  assert.is(looped.json.code, 422);
+});
+
+s.run();
+
+const limited = suite<Ctx>('response cache: hits are still rate limited');
+limited.before(async (ctx) => {
+  ctx.up = await startUpstream({ routes: { '/page': respond(200, PAGE, { 'content-type': 'text/html' }) } });
+  ctx.fetched = () => ctx.up.hits('/page');
+  Object.assign(ctx, await startWithCache({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' }));
+});
+limited.after(async (ctx) => {
+  ctx.server.closeAllConnections();
+  await new Promise<void>((resolve) => ctx.server.close(() => resolve()));
+  await ctx.app.close();
+  await ctx.up.close();
+});
+
+limited('every hit counts against the budget and carries the rate-limit headers; the 4th is 429', async (ctx) => {
+  const url = ctx.base + metaPath(ctx.up, '/page');
+  const res: CheckedResponse[] = [];
+  for (let i = 0; i < 4; i++) res.push(await checkedRequest(url, { localAddress: '127.0.0.41' }));
+  assert.equal(res.map((r) => r.status), [200, 200, 200, 429]);
+  assert.equal(res.map((r) => r.headers.get('x-ratelimit-remaining')), ['2', '1', '0', '0']);
+  assert.equal(res.slice(0, 3).map((r) => r.headers.get('x-ratelimit-limit')), ['3', '3', '3']);
+  assert.is(ctx.fetched(), 1);
+  assert.is.not(res[3]!.headers.get('cache-control'), 'public, max-age=43200');
+  assert.equal(res[3]!.json.code, 429);
+  // Another client is not limited, and gets the stored answer.
+  const other = await checkedRequest(url, { localAddress: '127.0.0.42' });
+  assert.is(other.status, 200);
+  assert.equal(Buffer.from(other.body), Buffer.from(res[0]!.body));
+});
+
+limited.run();
+
+const bounds = suite('response cache: bounds');
+
+async function direct(cache: ResponseCache, url: string, body: unknown, status = 200) {
+  const koa = new Koa();
+  koa.use(cache);
+  koa.use((ctx) => {
+    ctx.status = status;
+    ctx.body = body;
+  });
+  const server = http.createServer(koa.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${url}`);
+    return { status: res.status, text: await res.text() };
+  } finally {
+    server.close();
+  }
+}
+
+bounds('entries and bytes are bounded, oldest first out', async () => {
+  const cache = responseCache({ maxEntries: 2, maxBytes: 1 << 20, ttlMs: 60_000 });
+  for (const n of [1, 2, 3]) await direct(cache, `/v1/metadata?url=http://x/${n}`, { n });
+  assert.is(cache.size, 2);
+  const first = await direct(cache, '/v1/metadata?url=http://x/1', { n: 'fresh' });
+  assert.is(first.text, '{"n":"fresh"}');
+
+  const small = responseCache({ maxEntries: 100, maxBytes: 200, ttlMs: 60_000 });
+  for (let n = 0; n < 10; n++) await direct(small, `/v1/metadata?url=http://x/${n}`, { pad: 'x'.repeat(40) });
+  assert.ok(small.bytes <= 200, `${small.bytes} bytes held`);
+  assert.ok(small.size < 10 && small.size > 0, `${small.size} entries held`);
+});
+
+bounds('an answer is served no longer than its TTL, nor past the extraction a handler says expires sooner', async () => {
+  const cache = responseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60 });
+  await direct(cache, '/v1/metadata?url=http://x/t', { v: 1 });
+  assert.is((await direct(cache, '/v1/metadata?url=http://x/t', { v: 2 })).text, '{"v":1}');
+  await new Promise((r) => setTimeout(r, 90));
+  assert.is((await direct(cache, '/v1/metadata?url=http://x/t', { v: 3 })).text, '{"v":3}');
+
+  const koa = new Koa();
+  const capped = responseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60_000 });
+  koa.use(capped);
+  koa.use((ctx) => {
+    ctx.state.cacheTtlMs = 0; // the extraction is at its end: nothing to store
+    ctx.body = { v: 4 };
+  });
+  const server = http.createServer(koa.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/metadata?url=http://x/u`).then((r) => r.text());
+  server.close();
+  assert.is(capped.size, 0);
+});
+
+bounds('non-200 and non-JSON bodies are not stored', async () => {
+  const cache = responseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60_000 });
+  await direct(cache, '/v1/metadata?url=http://x/a', { code: 502 }, 502);
+  await direct(cache, '/v1/metadata?url=http://x/b', 'plain text');
+  await direct(cache, '/v1/metadata?url=http://x/c', Buffer.from('{}'));
+  assert.is(cache.size, 0);
+});
+
+bounds.run();
