@@ -195,3 +195,67 @@ export const ProxyErrorSchema = {
         }
     }
 } as const;
+
+export const HealthSchema = {
+    type: 'object',
+    description: 'What /healthz says of this instance.',
+    required: [
+        'status',
+        'redis',
+        'event_loop_delay_ms',
+        'upstream_fetches',
+        'uptime_s'
+    ],
+    properties: {
+        status: {
+            type: 'string',
+            enum: [
+                'ok',
+                'degraded',
+                'stopping'
+            ]
+        },
+        redis: {
+            type: 'string',
+            enum: [
+                'ok',
+                'down',
+                'not_configured'
+            ],
+            description: '`down`: configured but unreachable; rate limits and the cache are per instance until it is back.'
+        },
+        event_loop_delay_ms: {
+            type: 'object',
+            required: [
+                'p99',
+                'max'
+            ],
+            properties: {
+                p99: {
+                    type: 'number'
+                },
+                max: {
+                    type: 'number'
+                }
+            }
+        },
+        upstream_fetches: {
+            type: 'object',
+            required: [
+                'in_flight',
+                'queued'
+            ],
+            properties: {
+                in_flight: {
+                    type: 'integer'
+                },
+                queued: {
+                    type: 'integer'
+                }
+            }
+        },
+        uptime_s: {
+            type: 'number'
+        }
+    }
+} as const;

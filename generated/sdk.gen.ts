@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { GetComponentData, GetComponentResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetOpenApiDocumentData, GetOpenApiDocumentResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
+import type { GetComponentData, GetComponentResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -45,3 +45,18 @@ export const getComponent = <ThrowOnError extends boolean = false>(options?: Opt
  * This document.
  */
 export const getOpenApiDocument = <ThrowOnError extends boolean = false>(options?: Options<GetOpenApiDocumentData, ThrowOnError>) => (options?.client ?? client).get<GetOpenApiDocumentResponses, unknown, ThrowOnError>({ url: '/openapi.yaml', ...options });
+
+/**
+ * Liveness and readiness of this instance.
+ *
+ * 200 while the instance answers requests: `ok`, or `degraded` when Redis is configured but
+ * unreachable (the instance answers from its own memory stores) or the event loop lags.
+ * 503 `stopping` once a shutdown has begun, so a load balancer stops sending traffic.
+ *
+ */
+export const getHealth = <ThrowOnError extends boolean = false>(options?: Options<GetHealthData, ThrowOnError>) => (options?.client ?? client).get<GetHealthResponses, GetHealthErrors, ThrowOnError>({ url: '/healthz', ...options });
+
+/**
+ * Prometheus metrics of this instance (text exposition format).
+ */
+export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, unknown, ThrowOnError>({ url: '/metrics', ...options });

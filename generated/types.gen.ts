@@ -121,6 +121,26 @@ export type ProxyError = {
     error: string;
 };
 
+/**
+ * What /healthz says of this instance.
+ */
+export type Health = {
+    status: 'ok' | 'degraded' | 'stopping';
+    /**
+     * `down`: configured but unreachable; rate limits and the cache are per instance until it is back.
+     */
+    redis: 'ok' | 'down' | 'not_configured';
+    event_loop_delay_ms: {
+        p99: number;
+        max: number;
+    };
+    upstream_fetches: {
+        in_flight: number;
+        queued: number;
+    };
+    uptime_s: number;
+};
+
 export type GetMetadataData = {
     body?: never;
     path?: never;
@@ -255,3 +275,44 @@ export type GetOpenApiDocumentResponses = {
 };
 
 export type GetOpenApiDocumentResponse = GetOpenApiDocumentResponses[keyof GetOpenApiDocumentResponses];
+
+export type GetHealthData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/healthz';
+};
+
+export type GetHealthErrors = {
+    /**
+     * The instance is shutting down.
+     */
+    503: Health;
+};
+
+export type GetHealthError = GetHealthErrors[keyof GetHealthErrors];
+
+export type GetHealthResponses = {
+    /**
+     * The instance answers requests.
+     */
+    200: Health;
+};
+
+export type GetHealthResponse = GetHealthResponses[keyof GetHealthResponses];
+
+export type GetMetricsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/metrics';
+};
+
+export type GetMetricsResponses = {
+    /**
+     * The metrics.
+     */
+    200: string;
+};
+
+export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];

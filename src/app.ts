@@ -15,7 +15,11 @@ import { rateLimit } from './api/rate-limit.js';
 import { requestLog } from './api/request-log.js';
 import { createRouter } from './api/router.js';
 import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
+import { LinkPeekError } from './errors.js';
+import type { SafeFetch } from './fetch/types.js';
+import { HealthMonitor } from './health.js';
 import { createLogger } from './log.js';
+import { Metrics } from './metrics.js';
 import {
   FallbackExtractionStore,
   MemoryExtractionStore,
@@ -47,12 +51,12 @@ export interface AppDeps {
   proxy?: ImageProxy;
   /** Replaces the default enrichment steps (safety tags; image and favicon probes). */
   enrichers?: Enricher[];
-  /** Counts a safety provider that failed or ran out of time (metrics). */
-  onSafetyProviderFailure?: (provider: string) => void;
 }
 
 export interface App {
   koa: Koa;
+  health: HealthMonitor;
+  metrics: Metrics;
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   /** True while Redis is configured but failing (the memory stores are answering). */
   readonly degraded: boolean;
@@ -71,25 +75,35 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
 
   const limiter = createRateLimitStore(config, redis, failover);
   const fetcher = createSafeFetch(config, { logger, ...deps.fetch });
+  const sources = {
+    fetchesInFlight: () => fetcher.limiter.inFlight,
+    fetchesQueued: () => fetcher.limiter.queued,
+  };
+  const metrics = new Metrics(sources);
+  const health = new HealthMonitor({ ...sources, redisUp: () => (redis ? redis.status === 'ready' : null) });
+  const safeFetch = instrumented(fetcher.safeFetch, metrics);
   const safety: SafetyCheck = createSafetyCheck(config, {
     logger,
-    onProviderFailure: (provider) => deps.onSafetyProviderFailure?.(provider),
+    onProviderFailure: (provider) => metrics.safetyFailures.inc({ provider }),
   });
   const enrichers = deps.enrichers ?? [safetyEnricher(safety)];
   const metadata =
     deps.metadata ??
     createMetadataService({
       config,
-      safeFetch: fetcher.safeFetch,
+      safeFetch,
       store: createExtractionStore(config, redis, failover),
       enrichers,
+      onCache: (outcome) => metrics.cache.inc({ outcome }),
       onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
     });
 
   const router = await createRouter(createHandlers({
       config,
       metadata,
-      proxy: deps.proxy ?? createImageProxy({ safeFetch: fetcher.safeFetch, config }),
+      proxy: deps.proxy ?? createImageProxy({ safeFetch, config }),
+      health,
+      metrics,
     }), {
     target: { allowPrivateNetworks: config.allowPrivateNetworks },
     showcaseLocation: (ctx) => showcaseLocation(config, `${ctx.protocol}://${ctx.host}`),
@@ -97,27 +111,50 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
 
   const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // every error is answered and logged by errorBoundary
-  koa.use(requestLog(logger));
+  koa.use(
+    requestLog(logger, (route, status, seconds) => {
+      metrics.requests.inc({ route, status });
+      metrics.requestDuration.observe({ route }, seconds);
+    }),
+  );
   koa.use(cors);
   koa.use(errorBoundary(logger));
-  koa.use(rateLimit(limiter));
+  koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);
   koa.use(assetRoutes(config));
   koa.use(router);
 
   return {
     koa,
+    health,
+    metrics,
     callback: () => koa.callback(),
     get degraded() {
       return failover.degraded;
     },
     async close() {
       limiter?.close();
+      health.close();
       await metadata.close();
       safety.close();
       await fetcher.close();
       if (ownsRedis && redis) redis.disconnect();
     },
+  };
+}
+
+/** safeFetch with its duration and outcome counted (issue 8: upstream fetch durations and outcomes). */
+function instrumented(safeFetch: SafeFetch, metrics: Metrics): SafeFetch {
+  return async (url, options) => {
+    const done = metrics.upstreamDuration.startTimer();
+    try {
+      const res = await safeFetch(url, options);
+      done({ outcome: `${Math.floor(res.status / 100)}xx` });
+      return res;
+    } catch (err) {
+      done({ outcome: err instanceof LinkPeekError ? err.code.toLowerCase() : 'error' });
+      throw err;
+    }
   };
 }
 

@@ -1,10 +1,10 @@
 // The entry point: the only reader of process.env (STYLE.md 8). Builds the dependencies from
-// Config, listens, and shuts down cleanly.
+// Config, listens, and stops gracefully on SIGTERM and SIGINT.
 
-import http from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
+import { createServer, stopGracefully } from './server.js';
 
 let config: Config;
 try {
@@ -23,24 +23,22 @@ if (config.allowPrivateNetworks) {
 }
 
 const app = await createApp(config, { logger });
-const server = http.createServer(app.callback());
+const server = createServer(app);
 server.listen(config.port, config.host, () => {
   const address = server.address();
-  const where = typeof address === 'object' && address ? `${address.address}:${address.port}` : String(address);
-  logger.info({ address: where, redis: config.redisUrl !== null }, 'LinkPeek listening');
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ host: config.host, port, redis: config.redisUrl !== null }, 'LinkPeek listening');
 });
 
 let stopping = false;
-function shutdown(signal: string): void {
+async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  logger.info({ signal }, 'shutting down');
-  const force = setTimeout(() => process.exit(1), config.shutdownGraceMs);
-  force.unref();
-  server.close(() => {
-    void app.close().then(() => process.exit(0));
-  });
-  server.closeIdleConnections();
+  logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+  const inTime = await stopGracefully(server, app, config.shutdownGraceMs, logger);
+  logger.info({ inTime }, 'stopped');
+  process.exit(inTime ? 0 : 1);
 }
-process.on('SIGTERM', () => shutdown('SIGTERM'));
-process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));

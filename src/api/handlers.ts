@@ -6,7 +6,9 @@ import type { Context } from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { Config } from '../config.js';
 import type { GetMetadataData, ProxyImageData } from '../../generated/types.gen.js';
-import { FetchFailed, NotFound } from '../errors.js';
+import { NotFound } from '../errors.js';
+import type { HealthMonitor } from '../health.js';
+import type { Metrics } from '../metrics.js';
 import { parseTarget } from '../fetch/target.js';
 import type { MetadataService } from '../metadata/service-types.js';
 import { OPENAPI_PATH, type Operations } from './router.js';
@@ -18,11 +20,13 @@ export type ImageProxy = (ctx: Context, target: URL) => Promise<void>;
 
 export interface HandlerDeps {
   config: Config;
-  metadata: MetadataService | null;
-  proxy: ImageProxy | null;
+  metadata: MetadataService;
+  proxy: ImageProxy;
+  health: HealthMonitor;
+  metrics: Metrics;
 }
 
-export function createHandlers({ config, metadata, proxy }: HandlerDeps): Operations {
+export function createHandlers({ config, metadata, proxy, health, metrics }: HandlerDeps): Operations {
   const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks };
   const openapiText = readFileSync(OPENAPI_PATH, 'utf8');
 
@@ -31,7 +35,6 @@ export function createHandlers({ config, metadata, proxy }: HandlerDeps): Operat
       const query = c.request.query as unknown as Required<NonNullable<GetMetadataData['query']>>;
       const target = parseTarget(query.url, targetOptions);
       // allow_fallback is reserved and has no effect (SPEC.md).
-      if (!metadata) throw new FetchFailed('metadata service not configured');
       const result = await metadata.get(target, query.prefer ?? 'og');
       ctx.set('Cache-Control', METADATA_CACHE_CONTROL);
       ctx.body = result;
@@ -40,13 +43,25 @@ export function createHandlers({ config, metadata, proxy }: HandlerDeps): Operat
     async proxyImage(c: ApiContext, ctx: Context) {
       const query = c.request.query as unknown as NonNullable<ProxyImageData['query']>;
       const target = parseTarget(query.url, targetOptions);
-      if (!proxy) throw new FetchFailed('image proxy not configured');
       await proxy(ctx, target);
     },
 
     // Served by the asset routes in front of the router when the element is built.
     getComponent(_c: ApiContext, ctx: Context) {
       throw new NotFound(ctx.path);
+    },
+
+    getHealth(_c: ApiContext, ctx: Context) {
+      const report = health.report();
+      ctx.status = report.status === 'stopping' ? 503 : 200;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = report;
+    },
+
+    async getMetrics(_c: ApiContext, ctx: Context) {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = metrics.registry.contentType;
+      ctx.body = await metrics.registry.metrics();
     },
 
     getOpenApiDocument(_c: ApiContext, ctx: Context) {

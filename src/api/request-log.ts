@@ -8,7 +8,12 @@ import type { Logger } from 'pino';
 /** Query strings can be as long as MAX_URL_LENGTH and more; the log keeps a bounded prefix. */
 const LOGGED_URL_MAX = 512;
 
-export function requestLog(logger: Logger) {
+/** Paths with a route label of their own; everything else is "other" (bounded label values). */
+const ROUTES: ReadonlySet<string> = new Set(['/v1/metadata', '/v1/cors-proxy', '/component.js', '/', '/openapi.yaml', '/healthz', '/metrics']);
+
+export type RequestObserver = (route: string, status: number, seconds: number) => void;
+
+export function requestLog(logger: Logger, observe: RequestObserver = () => {}) {
   return async function requestLog(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();
     const reqId = randomUUID();
@@ -26,6 +31,7 @@ export function requestLog(logger: Logger) {
         ip: ctx.state.clientIp as string | undefined,
         reason: ctx.state.errorReason as string | undefined,
       };
+      observe(ROUTES.has(ctx.path) ? ctx.path : 'other', ctx.status, line.ms / 1000);
       if (ctx.status >= 500) logger.warn(line, 'request');
       else logger.info(line, 'request');
     }

@@ -23,6 +23,8 @@ export interface Operations {
   proxyImage: KoaHandler;
   getComponent: KoaHandler;
   getOpenApiDocument: KoaHandler;
+  getHealth: KoaHandler;
+  getMetrics: KoaHandler;
 }
 
 export interface RouterOptions {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp, type App, type AppDeps } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { createServer } from '../../src/server.js';
 import { assertContract } from './contract.js';
 
 /** Defaults for tests: quiet logs, loopback upstreams allowed (the upstreams are test servers). */
@@ -33,7 +34,7 @@ export interface Service {
 export async function startService(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<Service> {
   const config = loadConfig({ ...TEST_ENV, ...env });
   const app = await createApp(config, { logger: pino({ level: config.logLevel }), ...deps });
-  const server = http.createServer(app.callback());
+  const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;

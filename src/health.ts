@@ -1,0 +1,60 @@
+// What /healthz reports (issue 8): whether this instance answers, whether its shared stores are
+// reachable, and how late its event loop runs. A load balancer reads `status`; people read the rest.
+
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import type { Health } from '../generated/types.gen.js';
+
+export interface HealthSources {
+  /** null when no Redis is configured; else whether it answers now. */
+  redisUp: () => boolean | null;
+  fetchesInFlight: () => number;
+  fetchesQueued: () => number;
+}
+
+/** An event loop this late at the 99th percentile is not healthy, whatever else is. */
+const LAGGING_P99_MS = 500;
+/** The delay histogram covers the last window of this length (then starts afresh). */
+const WINDOW_MS = 30_000;
+
+export class HealthMonitor {
+  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  private last = { p99: 0, max: 0 };
+  private readonly timer: NodeJS.Timeout;
+  private readonly started = performance.now();
+  stopping = false;
+
+  constructor(private readonly sources: HealthSources) {
+    this.loop.enable();
+    this.timer = setInterval(() => {
+      this.last = this.sample();
+      this.loop.reset();
+    }, WINDOW_MS);
+    this.timer.unref();
+  }
+
+  report(): Health {
+    const now = this.sample();
+    const delay = { p99: Math.max(now.p99, this.last.p99), max: Math.max(now.max, this.last.max) };
+    const redisUp = this.sources.redisUp();
+    const redis = redisUp === null ? 'not_configured' : redisUp ? 'ok' : 'down';
+    const status = this.stopping ? 'stopping' : redis === 'down' || delay.p99 > LAGGING_P99_MS ? 'degraded' : 'ok';
+    return {
+      status,
+      redis,
+      event_loop_delay_ms: delay,
+      upstream_fetches: { in_flight: this.sources.fetchesInFlight(), queued: this.sources.fetchesQueued() },
+      uptime_s: Math.round((performance.now() - this.started) / 1000),
+    };
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.loop.disable();
+  }
+
+  private sample(): { p99: number; max: number } {
+    // The histogram counts nanoseconds; an empty one reports NaN/huge values, hence the guards.
+    const ms = (ns: number) => (Number.isFinite(ns) && this.loop.count > 0 ? Math.round(ns / 1e4) / 100 : 0);
+    return { p99: ms(this.loop.percentile(99)), max: ms(this.loop.max) };
+  }
+}

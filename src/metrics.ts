@@ -1,0 +1,78 @@
+// Prometheus metrics (issue 8), one registry per app so two apps in one process (tests) never
+// share counters. Names follow Prometheus conventions: a unit suffix, _total on counters.
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface MetricsSources {
+  /** Upstream fetches holding a slot, and waiting for one. */
+  fetchesInFlight: () => number;
+  fetchesQueued: () => number;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly requests = new Counter({
+    name: 'linkpeek_http_requests_total',
+    help: 'HTTP requests answered, by route and status code.',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestDuration = new Histogram({
+    name: 'linkpeek_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route.',
+    labelNames: ['route'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly upstreamDuration = new Histogram({
+    name: 'linkpeek_upstream_fetch_duration_seconds',
+    help: 'Time from the start of an upstream fetch to its response headers (redirects included), by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8],
+    registers: [this.registry],
+  });
+
+  readonly cache = new Counter({
+    name: 'linkpeek_cache_requests_total',
+    help: 'Extraction cache lookups: hit, miss (this request fetches), coalesced (waited for a fetch in flight).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly rateLimited = new Counter({
+    name: 'linkpeek_rate_limit_rejections_total',
+    help: 'Requests answered 429, by route.',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+
+  readonly safetyFailures = new Counter({
+    name: 'linkpeek_safety_provider_failures_total',
+    help: 'Safety providers that failed or ran out of time (they contribute no tags).',
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(sources: MetricsSources) {
+    new Gauge({
+      name: 'linkpeek_upstream_fetches_in_flight',
+      help: 'Upstream fetches holding a concurrency slot.',
+      registers: [this.registry],
+      collect() {
+        this.set(sources.fetchesInFlight());
+      },
+    });
+    new Gauge({
+      name: 'linkpeek_upstream_fetches_queued',
+      help: 'Upstream fetches waiting for a concurrency slot.',
+      registers: [this.registry],
+      collect() {
+        this.set(sources.fetchesQueued());
+      },
+    });
+    collectDefaultMetrics({ register: this.registry, prefix: 'linkpeek_' });
+  }
+}

@@ -1,0 +1,54 @@
+// The HTTP server around the app (issue 8): timeouts that keep slow clients from holding
+// sockets, and a graceful stop that lets requests in flight finish.
+
+import http from 'node:http';
+import type { Logger } from 'pino';
+import type { App } from './app.js';
+
+/**
+ * Slow-client limits, tighter than Node's defaults (headersTimeout 60 s, requestTimeout 300 s).
+ * Every request here is a GET without a body, so 10 s for the headers is generous; a client that
+ * dribbles them byte by byte (slowloris) is cut then. keepAliveTimeout stays Node's 5 s: an idle
+ * keep-alive connection is closed after 5 s, below the 60 s idle timeout of common load balancers
+ * — put LinkPeek behind one whose idle timeout is shorter than that, or raise it there.
+ */
+export const SERVER_TIMEOUTS = {
+  headersTimeout: 10_000,
+  requestTimeout: 15_000,
+  keepAliveTimeout: 5_000,
+} as const;
+
+export function createServer(app: App): http.Server {
+  const server = http.createServer({ ...SERVER_TIMEOUTS }, app.callback());
+  // Node checks the timeouts above on this interval (default 30 s): check more often.
+  (server as http.Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval = 1_000;
+  return server;
+}
+
+/**
+ * Stops accepting connections, lets requests in flight finish within `graceMs`, then closes the
+ * app's stores. /healthz answers 503 "stopping" meanwhile (a load balancer stops routing here).
+ * Resolves true when everything finished in time.
+ */
+export async function stopGracefully(server: http.Server, app: App, graceMs: number, logger: Logger): Promise<boolean> {
+  app.health.stopping = true;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Keep-alive connections become idle as their responses end: close each as soon as it does.
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  server.closeIdleConnections();
+  let timer: NodeJS.Timeout | undefined;
+  const inTime = await Promise.race([
+    closed.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), graceMs);
+    }),
+  ]);
+  clearInterval(sweep);
+  clearTimeout(timer);
+  if (!inTime) {
+    logger.warn({ graceMs }, 'shutdown grace over: closing the connections still open');
+    server.closeAllConnections();
+  }
+  await app.close();
+  return inTime;
+}

@@ -1,0 +1,59 @@
+// Runs the real entry point (src/main.ts) as its own process, as production does, for the tests
+// that need several instances or signals. It listens on 127.0.0.1, port 0, and says which port
+// in its "LinkPeek listening" log line.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServiceProcess {
+  baseUrl: string;
+  child: ChildProcess;
+  /** Every log line so far, parsed. */
+  logs: Array<Record<string, unknown>>;
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ALLOW_PRIVATE_NETWORKS: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let nl;
+      while ((nl = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        try {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          logs.push(entry);
+          if (entry.msg === 'LinkPeek listening') resolve(entry.port as number);
+        } catch {
+          /* not a log line */
+        }
+      }
+    });
+    void exited.then((code) => reject(new Error(`service exited (${code}) before listening: ${stderr}`)));
+    setTimeout(() => reject(new Error(`service did not listen within 20 s: ${stderr}`)), 20_000).unref();
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    child,
+    logs,
+    exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

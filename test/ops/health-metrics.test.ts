@@ -1,0 +1,75 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startService } from '../helpers/service.js';
+import { respond, startUpstream } from '../helpers/upstream.js';
+
+test('/healthz says ok with no Redis configured, and is never cached', async () => {
+  const svc = await startService();
+  try {
+    const res = await svc.request('/healthz');
+    assert.is(res.status, 200);
+    assert.is(res.headers.get('cache-control'), 'no-store');
+    assert.is(res.json.status, 'ok');
+    assert.is(res.json.redis, 'not_configured');
+    assert.equal(res.json.upstream_fetches, { in_flight: 0, queued: 0 });
+    assert.type(res.json.event_loop_delay_ms.p99, 'number');
+  } finally {
+    await svc.close();
+  }
+});
+
+test('/healthz says degraded while Redis is unreachable, and the service still answers', async () => {
+  const svc = await startService({ REDIS_URL: 'redis://127.0.0.1:1' });
+  try {
+    const res = await svc.request('/healthz');
+    assert.is(res.status, 200);
+    assert.is(res.json.status, 'degraded');
+    assert.is(res.json.redis, 'down');
+  } finally {
+    await svc.close();
+  }
+});
+
+test('/healthz says ok when Redis answers', async () => {
+  const svc = await startService({ REDIS_URL: 'redis://127.0.0.1:6379/9' });
+  try {
+    const res = await svc.request('/healthz');
+    assert.equal([res.json.status, res.json.redis], ['ok', 'ok']);
+  } finally {
+    await svc.close();
+  }
+});
+
+test('/metrics counts requests by route and status, cache outcomes, upstream fetches and 429s', async () => {
+  const up = await startUpstream({ routes: { '/p': respond(200, '<title>x</title>', { 'content-type': 'text/html' }) } });
+  const svc = await startService({ RATE_LIMIT_MAX: '3' });
+  try {
+    const page = `/v1/metadata?url=${encodeURIComponent(up.url('/p').href)}`;
+    await svc.request(page);
+    await svc.request(page);
+    await svc.request('/v1/metadata?url=ftp://x');
+    await svc.request('/v1/metadata?url=ftp://x'); // the 4th: 429
+    await svc.request('/no/such/path');
+    const res = await svc.request('/metrics');
+    assert.is(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = res.text;
+    const has = (line: string) => assert.ok(text.includes(line), `metrics should include ${line}`);
+    has('linkpeek_http_requests_total{route="/v1/metadata",status="200"} 2');
+    has('linkpeek_http_requests_total{route="/v1/metadata",status="400"} 1');
+    has('linkpeek_http_requests_total{route="/v1/metadata",status="429"} 1');
+    has('linkpeek_http_requests_total{route="other",status="404"} 1');
+    has('linkpeek_cache_requests_total{outcome="miss"} 1');
+    has('linkpeek_cache_requests_total{outcome="hit"} 1');
+    has('linkpeek_upstream_fetch_duration_seconds_count{outcome="2xx"} 1');
+    has('linkpeek_rate_limit_rejections_total{route="/v1/metadata"} 1');
+    has('linkpeek_upstream_fetches_in_flight 0');
+    has('linkpeek_safety_provider_failures_total');
+    has('linkpeek_process_resident_memory_bytes');
+  } finally {
+    await svc.close();
+    await up.close();
+  }
+});
+
+test.run();
