@@ -1,0 +1,101 @@
+// Images load directly; the element switches to /v1/cors-proxy on the API's origin when the
+// direct load fails or would be mixed content (issue 7). The proxy is the running service's.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { startService, type Service } from '../helpers/service.js';
+import { startAssetServer, testPageHtml, type AssetServer } from './asset-server.js';
+import { launchBrowser, mount, openPage, readCard, snapshot, waitForState, type TestPage } from './browser.js';
+import { metadataFor } from './metadata-fixture.js';
+import { gradientPng } from './png.js';
+import { startUpstream, type Upstream } from './upstream-fixture.js';
+
+let browser: Browser;
+let service: Service;
+let upstream: Upstream;
+let plainPage: AssetServer;
+let securePage: AssetServer;
+let tab: TestPage;
+
+test.before(async () => {
+  [browser, service, upstream] = await Promise.all([
+    launchBrowser(),
+    startService(),
+    startUpstream({
+      '/open.png': { type: 'image/png', body: gradientPng(600, 314, [15, 118, 110], [250, 250, 249]) },
+      '/hotlinked.png': { type: 'image/png', body: gradientPng(600, 314, [124, 58, 237], [252, 211, 77]), refuseBrowsers: true },
+      '/hotlinked-icon.png': { type: 'image/png', body: gradientPng(32, 32, [220, 38, 38], [250, 204, 21]), refuseBrowsers: true },
+      '/mixed.png': { type: 'image/png', body: gradientPng(600, 314, [3, 105, 161], [134, 239, 172]) },
+      '/not-an-image.png': { type: 'text/html', body: '<p>nope</p>' },
+    }),
+  ]);
+  const pages = { '/embed': testPageHtml(`${service.baseUrl}/component.js`) };
+  [plainPage, securePage] = await Promise.all([startAssetServer({ pages }), startAssetServer({ pages, tls: true })]);
+});
+
+test.after(async () => {
+  await Promise.all([browser?.close(), service?.close(), upstream?.close(), plainPage?.close(), securePage?.close()]);
+});
+
+const proxyUrl = (image: string) => `${service.baseUrl}/v1/cors-proxy?url=${encodeURIComponent(image)}`;
+
+async function renderImages(page: TestPage['page'], image: string, favicon: string) {
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { image: { url: image }, favicon: { url: favicon } })) });
+  await waitForState(page, 'ready');
+  await page.waitForFunction(() => {
+    const root = document.getElementById('preview')!.shadowRoot!;
+    return [...root.querySelectorAll('img')].every((img) => img.hidden || (img.complete && img.naturalWidth > 0) || img.closest('[hidden]'));
+  });
+  return readCard(page);
+}
+
+test('an image that loads directly is not proxied', async () => {
+  tab ??= await openPage(browser, { ignoreHTTPSErrors: true });
+  await tab.reset(`${plainPage.baseUrl}/embed`);
+  const card = await renderImages(tab.page, `${upstream.origin}/open.png`, `${upstream.origin}/icon-none.png`);
+  assert.is(card.imageSrc, `${upstream.origin}/open.png`);
+  assert.ok(card.imageLoaded);
+  assert.equal(upstream.hits('/open.png'), { browser: 1, other: 0 });
+});
+
+test('a direct load that fails (hotlink protection) switches to /v1/cors-proxy on the API origin', async () => {
+  tab ??= await openPage(browser, { ignoreHTTPSErrors: true });
+  await tab.reset(`${plainPage.baseUrl}/embed`);
+  const image = `${upstream.origin}/hotlinked.png`;
+  const icon = `${upstream.origin}/hotlinked-icon.png`;
+  const card = await renderImages(tab.page, image, icon);
+  assert.is(card.imageSrc, proxyUrl(image));
+  assert.ok(card.imageLoaded, 'the proxied image is shown');
+  assert.is(card.faviconSrc, proxyUrl(icon));
+  assert.not.ok(card.faviconHidden);
+  assert.equal(upstream.hits('/hotlinked.png'), { browser: 1, other: 1 }, 'one refused direct load, one proxy fetch');
+  assert.equal(upstream.hits('/hotlinked-icon.png'), { browser: 1, other: 1 });
+  await snapshot(tab.page, 'proxy-fallback');
+});
+
+test('an http: image on an https: page goes straight to the proxy (no mixed content)', async () => {
+  tab ??= await openPage(browser, { ignoreHTTPSErrors: true });
+  await tab.reset(`${securePage.baseUrl}/embed`);
+  assert.is(await tab.page.evaluate(() => location.protocol), 'https:');
+  const image = `${upstream.origin}/mixed.png`;
+  const card = await renderImages(tab.page, image, `${upstream.origin}/icon-none.png`);
+  assert.is(card.imageSrc, proxyUrl(image));
+  assert.ok(card.imageLoaded);
+  assert.equal(upstream.hits('/mixed.png'), { browser: 0, other: 1 }, 'never requested directly');
+});
+
+test('when direct and proxy both fail, the image area hides and the card stays usable', async () => {
+  tab ??= await openPage(browser, { ignoreHTTPSErrors: true });
+  await tab.reset(`${plainPage.baseUrl}/embed`);
+  const image = `${upstream.origin}/not-an-image.png`;
+  await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { image: { url: image } })) });
+  await waitForState(tab.page, 'ready');
+  await tab.page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector<HTMLElement>('[part=media]')!.hidden);
+  const card = await readCard(tab.page);
+  assert.ok(card.mediaHidden);
+  assert.is(card.imageSrc, null);
+  assert.is(card.title, 'Tide pools of the northern coast');
+  assert.ok(tab.requested.includes(proxyUrl(image)), 'the proxy was tried');
+});
+
+test.run();
