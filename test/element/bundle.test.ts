@@ -26,7 +26,7 @@ function elementSources(): string[] {
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
       entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)],
     );
-  return walk(path.join(ROOT, 'element'));
+  return walk(path.join(ROOT, 'element')).filter((file) => file.endsWith('.ts'));
 }
 
 let assets: AssetServer;
