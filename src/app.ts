@@ -13,6 +13,7 @@ import { refuseFetchLoops } from './api/fetch-loop.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { rateLimit } from './api/rate-limit.js';
 import { requestLog } from './api/request-log.js';
+import { responseCache, responseCacheOptions } from './api/response-cache.js';
 import { createRouter } from './api/router.js';
 import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
 import { LinkPeekError } from './errors.js';
@@ -121,6 +122,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   koa.use(errorBoundary(logger));
   koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);
+  koa.use(responseCache(responseCacheOptions(config)));
   koa.use(assetRoutes(config));
   koa.use(router);
 
