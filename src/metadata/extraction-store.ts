@@ -15,6 +15,15 @@ export type Extraction =
 export interface ExtractionStore {
   get(key: string): Promise<Extraction | undefined>;
   set(key: string, value: Extraction, ttlMs: number): Promise<void>;
+  /**
+   * Claims the right to fetch `key` for `ttlMs` across every instance sharing this store (the
+   * fleet-wide half of single-flight; the in-process half is the service's own map). False when
+   * another instance holds it.
+   */
+  claim(key: string, ttlMs: number): Promise<boolean>;
+  /** True while some instance holds the claim on `key`. */
+  claimed(key: string): Promise<boolean>;
+  release(key: string): Promise<void>;
   readonly kind: string;
 }
 
@@ -42,9 +51,21 @@ export class MemoryExtractionStore implements ExtractionStore {
   get size(): number {
     return this.lru.size;
   }
+
+  // One process: the service's in-flight map already makes concurrent requests share one fetch.
+  async claim(): Promise<boolean> {
+    return true;
+  }
+
+  async claimed(): Promise<boolean> {
+    return false;
+  }
+
+  async release(): Promise<void> {}
 }
 
 const PREFIX = 'lp:x:';
+const CLAIM_PREFIX = 'lp:claim:';
 
 export class RedisExtractionStore implements ExtractionStore {
   readonly kind = 'redis';
@@ -57,6 +78,18 @@ export class RedisExtractionStore implements ExtractionStore {
 
   async set(key: string, value: Extraction, ttlMs: number): Promise<void> {
     if (ttlMs > 0) await this.redis.set(PREFIX + key, JSON.stringify(value), 'PX', ttlMs);
+  }
+
+  async claim(key: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(CLAIM_PREFIX + key, '1', 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
+  async claimed(key: string): Promise<boolean> {
+    return (await this.redis.exists(CLAIM_PREFIX + key)) === 1;
+  }
+
+  async release(key: string): Promise<void> {
+    await this.redis.del(CLAIM_PREFIX + key);
   }
 }
 
@@ -80,6 +113,27 @@ export class FallbackExtractionStore implements ExtractionStore {
     return this.failover.run(
       () => this.primary.set(key, value, ttlMs),
       () => this.fallback.set(key, value, ttlMs),
+    );
+  }
+
+  claim(key: string, ttlMs: number): Promise<boolean> {
+    return this.failover.run(
+      () => this.primary.claim(key, ttlMs),
+      () => this.fallback.claim(key, ttlMs),
+    );
+  }
+
+  claimed(key: string): Promise<boolean> {
+    return this.failover.run(
+      () => this.primary.claimed(key),
+      () => this.fallback.claimed(key),
+    );
+  }
+
+  release(key: string): Promise<void> {
+    return this.failover.run(
+      () => this.primary.release(key),
+      () => this.fallback.release(key),
     );
   }
 }

@@ -41,6 +41,9 @@ export interface MetadataServiceDeps {
   onEnricherError?: (err: unknown) => void;
 }
 
+/** How often an instance waiting for another's fetch looks for the result. */
+const CLAIM_POLL_MS = 25;
+
 /** The cache key of a target: its URL without the fragment, which never reaches the server. */
 export function extractionKey(target: URL): string {
   const key = new URL(target.href);
@@ -52,7 +55,38 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
   const { config, store } = deps;
   const inflight = new Map<string, Promise<Extraction>>();
 
+  /** Longest an extraction can take: the fetch deadline, the enrichment budget, and a margin. */
+  const claimTtlMs = config.fetchTimeoutMs + config.enrichBudgetMs + 1000;
+
+  /**
+   * Another instance is fetching this page: wait for its result to land in the shared store. If
+   * its claim goes away without a result (it failed to store, or died), fetch here after all.
+   */
+  async function awaitOtherInstance(key: string): Promise<Extraction | undefined> {
+    const deadline = Date.now() + claimTtlMs;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+      const done = await store.get(key);
+      if (done) return done;
+      if (!(await store.claimed(key))) return store.get(key);
+    }
+    return undefined;
+  }
+
   async function extract(target: URL): Promise<Extraction> {
+    const key = extractionKey(target);
+    if (!(await store.claim(key, claimTtlMs))) {
+      const theirs = await awaitOtherInstance(key);
+      if (theirs) return theirs;
+    }
+    try {
+      return await extractHere(target);
+    } finally {
+      await store.release(key);
+    }
+  }
+
+  async function extractHere(target: URL): Promise<Extraction> {
     try {
       const fresh = await fetchAndExtract(target, deps);
       await runEnrichers(fresh, deps);
