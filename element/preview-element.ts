@@ -117,7 +117,9 @@ export class LinkPeekPreview extends HTMLElement {
     text.textContent = description;
     text.hidden = state != 'loading' && !description;
     part('host').textContent = host;
-    part('badge').hidden = true;
+    const badge = part('badge');
+    badge.hidden = true;
+    badge.textContent = ''; // a hidden label still counts in aria-labelledby
     const media = part('media');
     const image = part('image') as HTMLImageElement;
     const favicon = part('favicon') as HTMLImageElement;

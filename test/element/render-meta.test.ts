@@ -218,6 +218,35 @@ test('a data-meta that is not valid Metadata shows the error state; the link sti
   await snapshot(page, 'error-with-link', 'withUrl');
 });
 
+/** Name and description of every link in Chromium's accessibility tree. */
+async function accessibleLinks(page: TestPage['page']): Promise<{ name: string; description: string }[]> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as {
+      nodes: { role?: { value: string }; name?: { value: string }; description?: { value: string } }[];
+    };
+    return nodes.filter((n) => n.role?.value === 'link').map((n) => ({ name: n.name?.value ?? '', description: n.description?.value ?? '' }));
+  } finally {
+    await cdp.detach();
+  }
+}
+
+test('accessibility: the link is named by badge, title and host, and described by the description', async () => {
+  const { page } = await freshPage();
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { safety_tags: ['adult'] })) }, 'tagged');
+  await mount(page, { 'data-meta': '{}', 'data-url': `${upstream.origin}/articles/tide-pools` }, 'broken');
+  await waitForState(page, 'ready', 'tagged');
+  await waitForState(page, 'error', 'broken');
+  assert.equal(await accessibleLinks(page), [
+    { name: 'Adult content Tide pools of the northern coast 127.0.0.1', description: metadataFor(upstream.origin).description! },
+    { name: 'Preview unavailable 127.0.0.1', description: `${upstream.origin}/articles/tide-pools` },
+  ]);
+  // A re-render without tags leaves no stale badge text in the name.
+  await page.evaluate((meta) => document.getElementById('tagged')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })));
+  await page.waitForFunction(() => document.getElementById('tagged')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
+  assert.is((await accessibleLinks(page))[0]!.name, 'Untagged 127.0.0.1');
+});
+
 test('keyboard: Tab focuses the card with a visible ring, Enter opens the page in a new tab', async () => {
   const { page } = await freshPage();
   await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin)) });
