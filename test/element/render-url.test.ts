@@ -104,6 +104,11 @@ test('loading: a skeleton with aria-busy while the API works; the link already w
   assert.ok(skeleton.height > 10, 'the empty title is drawn as a bar');
   assert.is(skeleton.animation, 'p');
   await snapshot(page, 'loading');
+  // prefers-reduced-motion: the skeleton stops pulsing.
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  const still = await page.evaluate(() => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!).animationName);
+  await page.emulateMedia({ reducedMotion: 'no-preference' });
+  assert.is(still, 'none');
   await waitForState(page, 'ready', 'preview', SLOW_MS + 5000);
   assert.is((await readCard(page)).title, 'Slow article');
 });
