@@ -1,0 +1,106 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { checkedRequest } from '../helpers/service.js';
+import { startProcess, type ServiceProcess } from '../helpers/process.js';
+import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+
+// Issue 8: instances as production runs them (src/main.ts in its own process), sharing Redis.
+
+const html = { 'content-type': 'text/html' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const q = (up: Upstream, path: string) => `/v1/metadata?${new URLSearchParams({ url: up.url(path).href })}`;
+
+const shared = suite('two instances on one Redis');
+shared('share one cache (one upstream fetch, even for concurrent requests) and one rate-limit budget', async () => {
+  const REDIS_URL = 'redis://127.0.0.1:6379/10';
+  const redis = new Redis(REDIS_URL);
+  await redis.flushdb();
+  redis.disconnect();
+  const up = await startUpstream({
+    routes: {
+      '/slow': async (_req, res) => {
+        await sleep(300);
+        res.writeHead(200, html);
+        res.end('<title>Shared</title>');
+      },
+    },
+  });
+  const env = { REDIS_URL, RATE_LIMIT_MAX: '20', RATE_LIMIT_WINDOW_MS: '5000', PROBE_IMAGES: 'false' };
+  const [a, b] = await Promise.all([startProcess(env), startProcess(env)]);
+  try {
+    // concurrent requests on both instances: one upstream fetch between them
+    const both = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => checkedRequest(`${(i % 2 ? a : b).baseUrl}${q(up, '/slow')}`, { localAddress: '127.0.0.31' })),
+    );
+    assert.ok(both.every((r) => r.status === 200 && r.json.title === 'Shared'));
+    assert.is(up.hits('/slow'), 1);
+    // 10 used; 10 more pass across both, then 429 on either
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await checkedRequest(`${(i % 2 ? a : b).baseUrl}${q(up, '/slow')}`, { localAddress: '127.0.0.31' });
+      statuses.push(res.status);
+    }
+    assert.equal(statuses, [...Array(10).fill(200), 429, 429]);
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+    await up.close();
+  }
+});
+shared.run();
+
+const outage = suite('Redis failing while running');
+outage('instances keep answering from memory, /healthz says degraded, and they return to Redis', async () => {
+  const port = 6400 + Math.floor(Math.random() * 500);
+  const startRedis = (): ChildProcess =>
+    spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const waitRedis = async () => {
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
+    for (let i = 0; i < 100; i++) {
+      try {
+        await probe.connect();
+        break;
+      } catch {
+        await sleep(50);
+      }
+    }
+    probe.disconnect();
+  };
+  let server = startRedis();
+  await waitRedis();
+  const up = await startUpstream({ routes: { '/p': respond(200, '<title>Up</title>', html) } });
+  const env = { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' };
+  const [a, b]: ServiceProcess[] = await Promise.all([startProcess(env), startProcess(env)]);
+  const health = async (svc: ServiceProcess) => (await checkedRequest(`${svc.baseUrl}/healthz`)).json;
+  try {
+    assert.equal([(await health(a)).redis, (await health(b)).redis], ['ok', 'ok']);
+
+    server.kill('SIGKILL');
+    await new Promise((r) => server.once('exit', r));
+    await sleep(300);
+    for (const svc of [a, b]) {
+      const res = await checkedRequest(`${svc.baseUrl}${q(up, '/p')}?during-outage`);
+      assert.is(res.status, 200);
+      assert.is(res.json.title, 'Up');
+      const h = await health(svc);
+      assert.equal([h.status, h.redis], ['degraded', 'down']);
+    }
+
+    server = startRedis();
+    await waitRedis();
+    // ioredis reconnects on its own (retry every ≤ 2 s)
+    for (let i = 0; i < 60 && ((await health(a)).redis !== 'ok' || (await health(b)).redis !== 'ok'); i++) await sleep(100);
+    assert.equal([(await health(a)).status, (await health(b)).status], ['ok', 'ok']);
+    // back on the shared cache: what a stores, b finds
+    const before = up.hits('/p');
+    await checkedRequest(`${a.baseUrl}${q(up, '/p')}&after=1`);
+    await checkedRequest(`${b.baseUrl}${q(up, '/p')}&after=1`);
+    assert.is(up.hits('/p') - before, 1);
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+    server.kill('SIGKILL');
+    await up.close();
+  }
+});
+outage.run();
