@@ -19,7 +19,7 @@ const JPEG_SOF_PAST_CAP = jpeg(800, 600, [MAX_EXIF, ICC, xmp(65_000), xmp(40_000
 interface Ctx {
   up: Upstream;
   fetcher: SafeFetchService;
-  sent: Record<string, Sent[]>;
+  sent: Record<'honoured' | 'ignored' | 'capped' | 'exif', Sent[]>;
 }
 const probe = suite<Ctx>('probeImage');
 
