@@ -10,7 +10,7 @@ import { launchBrowser, mount, openPage, readCard, snapshot, waitForState, type 
 import { gradientPng } from './png.js';
 import { startUpstream, type Upstream, type UpstreamRoute } from './upstream-fixture.js';
 
-const SLOW_MS = 1500;
+const SLOW_MS = 1000;
 
 function articleHtml(origin: string, title: string): string {
   return `<!doctype html><html><head>
