@@ -7,6 +7,7 @@
 import { FetchTimeout } from '../errors.js';
 import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
 import { normalizeMimeType } from '../metadata/normalize.js';
+import { isJpeg, jpegFrameReadiness } from './jpeg-frame.js';
 import { sniffImage, type SniffedImage } from './sniff.js';
 
 /**
@@ -115,17 +116,44 @@ function startsAtZero(contentRange: string | undefined): boolean {
 /**
  * Reads until image-size names the image, the cap (PROBE_BYTES, enforced by safeFetch's maxBytes)
  * or the end. Stopping early closes the upstream, so an ignored Range costs one header, not the file.
+ * image-size is asked only when an answer is possible and never twice on nearly the same bytes:
+ * a JPEG once its frame header is in hand (jpeg-frame.ts), any other format at the first chunk
+ * and then each time the bytes have doubled, and at the end: at most about twice the work of one
+ * call on all the bytes, whatever the chunking.
  */
 async function readUntilSniffed(res: SafeFetchResponse): Promise<{ head: Uint8Array; sniffed: SniffedImage | null }> {
   const chunks: Uint8Array[] = [];
   let head: Uint8Array = new Uint8Array(0);
+  let triedAt = 0;
   for await (const chunk of res.body) {
     chunks.push(chunk);
     head = chunks.length === 1 ? chunk : Buffer.concat(chunks);
-    const sniffed = sniffImage(head);
+    if (isJpeg(head)) {
+      const readiness = jpegFrameReadiness(head);
+      if (readiness === 'more') continue;
+      // Ready: image-size's one try. Never: more bytes cannot help.
+      return { head, sniffed: readiness === 'ready' ? sniffPrefix(head) : null };
+    }
+    if (head.length < 2 * triedAt) continue;
+    triedAt = head.length;
+    const sniffed = sniffPrefix(head);
     if (sniffed) return { head, sniffed };
   }
-  return { head, sniffed: null };
+  const last = head.length > triedAt && !isJpeg(head) ? sniffPrefix(head) : null;
+  return { head, sniffed: last };
+}
+
+/**
+ * sniffImage on exactly these bytes. image-size 2.1 reads numbers through
+ * `new DataView(input.buffer, input.byteOffset + offset)`, without the view's length, so on a
+ * prefix that is a view into a larger buffer (a body chunk, a pooled Buffer.concat) it reads the
+ * bytes after it and can report a size the prefix does not hold. A copy with an ArrayBuffer of its
+ * own makes a read past the end throw, which sniffImage turns into "no image".
+ */
+export function sniffPrefix(head: Uint8Array): SniffedImage | null {
+  const exact = new Uint8Array(new ArrayBuffer(head.length));
+  exact.set(head);
+  return sniffImage(exact);
 }
 
 /**

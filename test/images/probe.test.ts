@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createSafeFetch, type SafeFetchService } from '../../src/fetch/fetcher.js';
-import { PROBE_BYTES, PROBE_RANGE, probeImage, type ProbeResult } from '../../src/images/probe.js';
+import { PROBE_BYTES, PROBE_RANGE, probeImage, sniffPrefix, type ProbeResult } from '../../src/images/probe.js';
 import { sniffImage } from '../../src/images/sniff.js';
 import { testConfig } from '../fetch/harness.js';
 import { respond, stall, startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -47,6 +47,7 @@ probe.before(async (ctx) => {
       '/unavailable.png': respond(503, 'busy', { 'content-type': 'text/plain' }),
       '/wrong-range.png': respond(206, png(2, 3).subarray(0), { ...pngType, 'content-range': 'bytes 100-200/5000' }),
       '/stall.png': stall(),
+      '/garbage.jpg': ignoringRange(Buffer.concat([Buffer.from([0xff, 0xd8]), Buffer.alloc(32 * 1024 * 1024, 0x55)]), { 'content-type': 'image/jpeg' }),
     },
   });
   ctx.fetcher = createSafeFetch(testConfig());
@@ -108,6 +109,23 @@ probe('a JPEG header behind a maximal EXIF segment: 64 KiB misses it, PROBE_BYTE
   if (result.outcome !== 'image') return;
   assert.equal([result.type, result.width, result.height, result.status], ['image/jpeg', 4032, 3024, 206]);
   assert.ok(result.bytesRead <= PROBE_BYTES);
+});
+
+probe('a JPEG whose segment chain breaks: reading stops at once, typed by its label', async (ctx) => {
+  const result = await run(ctx, '/garbage.jpg');
+  assert.is(result.outcome, 'image');
+  if (result.outcome !== 'image') return;
+  assert.equal([result.type, result.width, result.height], ['image/jpeg', null, null]);
+  assert.ok(result.bytesRead < PROBE_BYTES, `read ${result.bytesRead}`);
+  assert.is(await lastRequest(ctx.up, '/garbage.jpg').outcome, 'closed early');
+});
+
+probe('sniffPrefix sees only the bytes it is given (image-size reads past a view\'s end)', () => {
+  const full = png(300, 200);
+  const widthOnly = full.subarray(0, 20); // signature, IHDR length and type, width: no height
+  assert.equal(sniffImage(widthOnly), { type: 'image/png', width: 300, height: 200 }, 'the bug sniffPrefix works around');
+  assert.is(sniffPrefix(widthOnly), null);
+  assert.equal(sniffPrefix(full.subarray(0, 24)), { type: 'image/png', width: 300, height: 200 });
 });
 
 probe('cors_safe: "*" is true; a named origin, "null" and no header are false', async (ctx) => {
