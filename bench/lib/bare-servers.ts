@@ -1,0 +1,72 @@
+// The two baselines of the cached-hit benchmark (issue 9), each its own process:
+//   koa      a bare Koa app answering a small JSON object to every request
+//   openapi  Koa + a bare openapi-backend route: GET /v1/metadata with one required `url` query
+//            parameter (format uri) validated and coerced as src/api/router.ts configures it
+//   node --import tsx bench/lib/bare-servers.ts <koa|openapi>   prints "LISTENING <port>" on stderr.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { OpenAPIBackend, type Context as ApiContext } from 'openapi-backend';
+import addFormatsModule from 'ajv-formats';
+
+type AddFormats = (ajv: unknown, formats: string[]) => unknown;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+
+const BODY = { hello: 'world' };
+const kind = process.argv[2];
+const koa = new Koa();
+
+if (kind === 'koa') {
+  koa.use((ctx) => {
+    ctx.body = BODY;
+  });
+} else if (kind === 'openapi') {
+  const api = new OpenAPIBackend({
+    definition: {
+      openapi: '3.1.0',
+      info: { title: 'bare', version: '1' },
+      paths: {
+        '/v1/metadata': {
+          get: {
+            operationId: 'getMetadata',
+            parameters: [{ name: 'url', in: 'query', required: true, schema: { type: 'string', format: 'uri' } }],
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+      },
+    },
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    ajvOpts: { useDefaults: true, allErrors: true },
+    customizeAjv: (ajv) => {
+      addFormats(ajv, ['uri']);
+      return ajv;
+    },
+  });
+  api.register({
+    getMetadata: (_c: ApiContext, ctx: Koa.Context) => {
+      ctx.body = BODY;
+    },
+    validationFail: (_c: ApiContext, ctx: Koa.Context) => {
+      ctx.status = 400;
+      ctx.body = { code: 400 };
+    },
+    notFound: (_c: ApiContext, ctx: Koa.Context) => {
+      ctx.status = 404;
+    },
+  });
+  await api.init();
+  koa.use((ctx) =>
+    api.handleRequest({ method: ctx.method, path: ctx.path, query: ctx.query as Record<string, string>, headers: ctx.headers as Record<string, string> }, ctx),
+  );
+} else {
+  throw new Error(`unknown baseline ${kind}`);
+}
+
+const server = http.createServer(koa.callback());
+server.listen(0, '127.0.0.1', () => {
+  process.stderr.write(`LISTENING ${(server.address() as AddressInfo).port}\n`);
+});
+process.on('SIGTERM', () => process.exit(0));
