@@ -169,6 +169,24 @@ probe('no usable answer: 5xx, and a 206 that does not start at byte 0', async (c
   assert.equal(await run(ctx, '/wrong-range.png'), { outcome: 'failed', reason: 'upstream status 206' });
 });
 
+probe('over HTTP/2 (TLS): Range honoured, the stream reset once the bytes name the image', async () => {
+  const sent: Sent[] = [];
+  const h2 = await startUpstream({ protocol: 'h2', routes: { '/big.png': ranged(BIG_PNG, { ...pngType, 'access-control-allow-origin': '*' }, sent) } });
+  const fetcher = createSafeFetch(testConfig());
+  try {
+    const result = await probeImage(h2.url('/big.png'), { safeFetch: fetcher.safeFetch });
+    assert.is(result.outcome, 'image');
+    if (result.outcome !== 'image') return;
+    assert.equal([result.status, result.type, result.width, result.height, result.corsSafe], [206, 'image/png', 640, 480, true]);
+    assert.is(h2.requests[0]!.httpVersion, '2.0');
+    assert.is(h2.requests[0]!.headers['range'], PROBE_RANGE);
+    assert.ok(sent[0]!.bytes <= PROBE_BYTES);
+  } finally {
+    await fetcher.close();
+    await h2.close();
+  }
+});
+
 probe('a refused address is a failure, never a throw', async ({ up }) => {
   const guarded = createSafeFetch(testConfig({ ALLOW_PRIVATE_NETWORKS: 'false' }));
   try {
