@@ -13,7 +13,9 @@
 //   pages/s     --concurrency (16) requests in flight
 //   CPU         of this process (both apps and the client) per page, user + system
 //   image bytes the upstream handed to its sockets per page (Range honoured; --ignore-range to see
-//               the capped stream instead)
+//               the capped stream instead). On loopback a server hands over a whole 128 KiB range
+//               before the probe's close arrives; across a WAN, TCP slow start keeps what is in
+//               flight at the close near the initial window (~14 KB), so read it as an upper bound.
 //
 // Options: --rounds N (3), --requests N (100 sequential per round), --concurrency N (16),
 // --delay-ms N (0: delay before each image's headers), --ignore-range.
