@@ -3,7 +3,7 @@
 //   end to end, uncached   bench/e2e.ts     LinkPeek and the four peers behind the same HTTP front
 //   cached hits            bench/cached.ts  LinkPeek's fast path beside bare Koa and bare openapi-backend
 //   bytes read             bench/bytes.ts   share of each page pulled before the answer was complete
-//   memory                 bench/memory.ts  RSS before and after 10,000 uncached requests
+//   memory                 bench/memory.ts  RSS before and after 10,000 uncached requests (default and small caches)
 //   and, spawned as they are when present: bench:extract, bench:proxy, bench/probe-cost.ts
 //
 // Every server (the upstream, each contender, each baseline) and the load generator (autocannon)
@@ -11,7 +11,7 @@
 // the runs with min–max beside it, and ratios are taken run by run between contenders measured in
 // the same round (then the median of those ratios).
 //
-// Options: --runs N (3), --duration S (6, seconds per measured e2e run), --cached-duration S (4),
+// Options: --runs N (3), --duration S (5, seconds per measured e2e run), --cached-duration S (4),
 // --memory-requests N (10000), --only e2e,cached,bytes,memory,children (all), --out FILE
 // (bench/results/latest.md). The corpus is ../shared/corpus; without it only the spawned
 // benchmarks run (they skip themselves when they need it).
@@ -32,7 +32,7 @@ import { runMemory, type MemoryResult } from './memory.js';
 const { values: args } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
-    duration: { type: 'string', default: '6' },
+    duration: { type: 'string', default: '5' },
     'cached-duration': { type: 'string', default: '4' },
     'memory-requests': { type: 'string', default: '10000' },
     only: { type: 'string', default: 'e2e,cached,bytes,memory,children' },
@@ -67,15 +67,16 @@ if (corpusPresent() && only.has('e2e')) {
   const contenders = ['LinkPeek', ...PEER_NAMES];
   for (const c of [16, 64]) {
     details.push(`\nEnd to end, uncached, concurrency ${c} (median (min–max) of ${runs} runs)\n`);
-    details.push('| contender | pages/s | p50 ms | p99 ms | errors | peak RSS MB | upstream bytes handed out, median share |');
-    details.push('| --- | --- | --- | --- | --- | --- | --- |');
+    details.push('| contender | pages/s | p50 ms | p99 ms | errors | peak RSS MB | CPU ms/page | upstream bytes handed out, median share |');
+    details.push('| --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const name of contenders) {
       const mine = e2e.filter((r) => r.contender === name && r.concurrency === c);
       if (!mine.length) continue;
       const shares = mine.flatMap((r) => r.served.filter((s) => s.size > 0).map((s) => s.written / s.size));
       details.push(
         `| ${name} | ${spread(mine.map((r) => r.load.okPerSecond), 1)} | ${spread(mine.map((r) => r.load.p50))} | ${spread(mine.map((r) => r.load.p99))}` +
-          ` | ${spread(mine.map((r) => r.load.non2xx + r.load.errors + r.load.timeouts))} | ${spread(mine.map((r) => r.peakMb))} | ${(100 * median(shares)).toFixed(0)}% |`,
+          ` | ${spread(mine.map((r) => r.load.non2xx + r.load.errors + r.load.timeouts))} | ${spread(mine.map((r) => r.peakMb))}` +
+          ` | ${spread(mine.map((r) => r.cpuMsPerPage), 2)} | ${(100 * median(shares)).toFixed(0)}% |`,
       );
     }
     // Ratios run by run: LinkPeek and each peer measured in the same round.
@@ -109,6 +110,16 @@ if (corpusPresent() && only.has('e2e')) {
         target: '< 1',
         met: verdict(median(p99) < 1),
       });
+      const cpu = pairs.map((p) => p.mine.cpuMsPerPage / p.theirs.cpuMsPerPage);
+      rows.push({
+        benchmark: `e2e uncached c=${c}`,
+        metric: 'CPU ms per page (steadier than pages/s)',
+        ours: spread(pairs.map((p) => p.mine.cpuMsPerPage), 2),
+        against: `${peer} ${spread(pairs.map((p) => p.theirs.cpuMsPerPage), 2)}`,
+        ratio: ratioSpread(cpu),
+        target: '',
+        met: '—',
+      });
       rows.push({
         benchmark: `e2e uncached c=${c}`,
         metric: 'peak RSS MB',
@@ -128,14 +139,15 @@ if (corpusPresent() && only.has('cached')) {
   log(`\n## Cached hits (${runs} runs × ${args['cached-duration']} s, c=64)`);
   cached = await runCached({ runs, durationSeconds: Number(args['cached-duration']), connections: 64, log });
   details.push(`\nCached hits, concurrency 64 (median (min–max) of ${runs} runs)\n`);
-  details.push('| contender | req/s | p50 ms | p99 ms | errors | peak RSS MB |');
-  details.push('| --- | --- | --- | --- | --- | --- |');
+  details.push('| contender | req/s | p50 ms | p99 ms | errors | peak RSS MB | CPU µs/req |');
+  details.push('| --- | --- | --- | --- | --- | --- | --- |');
   const names = [...new Set(cached.map((r) => r.contender))];
   for (const name of names) {
     const mine = cached.filter((r) => r.contender === name);
     details.push(
       `| ${name} | ${spread(mine.map((r) => r.load.okPerSecond))} | ${spread(mine.map((r) => r.load.p50))} | ${spread(mine.map((r) => r.load.p99))}` +
-        ` | ${spread(mine.map((r) => r.load.non2xx + r.load.errors + r.load.timeouts))} | ${spread(mine.map((r) => r.peakMb))} |`,
+        ` | ${spread(mine.map((r) => r.load.non2xx + r.load.errors + r.load.timeouts))} | ${spread(mine.map((r) => r.peakMb))}` +
+        ` | ${spread(mine.map((r) => r.cpuUsPerRequest))} |`,
     );
   }
   const perRun = (name: string, run: number) => cached.find((r) => r.contender === name && r.run === run)?.load.okPerSecond;
@@ -164,6 +176,25 @@ if (corpusPresent() && only.has('cached')) {
       ratio: ratioSpread(ratios),
       target: target === null ? '' : `≥ ${target}`,
       met: target === null ? '—' : verdict(median(ratios) >= target),
+    });
+  }
+  // The same comparison in CPU per request (bare Koa's µs ÷ ours: the req/s one core could give).
+  const cpu = (name: string, run: number) => cached.find((r) => r.contender === name && r.run === run)?.cpuUsPerRequest;
+  const cpuRatios: number[] = [];
+  for (let run = 1; run <= runs; run++) {
+    const a = cpu('LinkPeek (fast path)', run);
+    const b = cpu('bare Koa', run);
+    if (a !== undefined && b !== undefined) cpuRatios.push(b / a);
+  }
+  if (cpuRatios.length) {
+    rows.push({
+      benchmark: 'cached hits c=64',
+      metric: 'CPU µs/req, bare Koa ÷ LinkPeek (steadier)',
+      ours: spread(cached.filter((r) => r.contender === 'LinkPeek (fast path)').map((r) => r.cpuUsPerRequest)),
+      against: `bare Koa ${spread(cached.filter((r) => r.contender === 'bare Koa').map((r) => r.cpuUsPerRequest))}`,
+      ratio: ratioSpread(cpuRatios),
+      target: '≥ 0.7',
+      met: verdict(median(cpuRatios) >= 0.7),
     });
   }
 }
@@ -197,23 +228,27 @@ if (corpusPresent() && only.has('bytes')) {
 }
 
 // ---------------------------------------------------------------------------------------------
-let memory: MemoryResult | null = null;
 if (corpusPresent() && only.has('memory')) {
   const total = Number(args['memory-requests']);
-  log(`\n## Memory (${total} uncached requests at c=64 after a warm-up)`);
-  memory = await runMemory({ batches: 2, perBatch: Math.ceil(total / 2), log });
-  rows.push({
-    benchmark: 'memory',
-    metric: `RSS MB: start → after ${memory.requests.join(' → ')} requests`,
-    ours: `${memory.startMb.toFixed(0)} → ${memory.afterMb.map((m) => m.toFixed(0)).join(' → ')}`,
-    against: `peak ${memory.peakMb.toFixed(0)}`,
-    ratio: (memory.afterMb.at(-1)! / memory.startMb).toFixed(2),
-    target: 'levels off (bounded caches)',
-    met: '—',
-  });
+  for (const [label, env] of [
+    ['default caches', {}],
+    ['CACHE_MAX_ENTRIES=500', { CACHE_MAX_ENTRIES: '500' }],
+  ] as const) {
+    log(`\n## Memory, ${label} (${total} uncached requests at c=64 after a warm-up of 1,000)`);
+    const memory: MemoryResult = await runMemory({ batches: 4, perBatch: Math.ceil(total / 4), env, log });
+    rows.push({
+      benchmark: `memory, ${label}`,
+      metric: `RSS MB after warm-up → after ${memory.requests.join(' → ')} more requests`,
+      ours: `${memory.startMb.toFixed(0)} → ${memory.afterMb.map((m) => m.toFixed(0)).join(' → ')}`,
+      against: `peak ${memory.peakMb.toFixed(0)}`,
+      ratio: (memory.afterMb.at(-1)! / memory.startMb).toFixed(2),
+      target: 'no growth beyond the bounded caches',
+      met: '—',
+    });
+  }
   const c64 = e2e.filter((r) => r.contender === 'LinkPeek' && r.concurrency === 64).map((r) => r.peakMb);
   if (c64.length) {
-    rows.push({ benchmark: 'memory', metric: 'peak RSS MB during the e2e c=64 run', ours: spread(c64), against: '', ratio: '', target: '', met: '—' });
+    rows.push({ benchmark: 'memory', metric: 'peak RSS MB during the e2e c=64 runs', ours: spread(c64), against: '', ratio: '', target: '', met: '—' });
   }
 }
 

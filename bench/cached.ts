@@ -8,7 +8,7 @@
 
 import { bare, linkpeek, type Contender } from './lib/contenders.js';
 import type { LoadResult } from './lib/load.js';
-import { memoryOf } from './lib/proc.js';
+import { cpuMsOf, memoryOf } from './lib/proc.js';
 import { runLoad } from './lib/run-load.js';
 import { startUpstream } from './e2e.js';
 import { loadManifest } from './lib/corpus.js';
@@ -25,6 +25,8 @@ export interface CachedRun {
   run: number;
   load: LoadResult;
   peakMb: number;
+  /** CPU time of the server process per answer during the measured run (µs). */
+  cpuUsPerRequest: number;
   note: string;
 }
 
@@ -50,12 +52,14 @@ export async function runCached(opts: CachedOptions): Promise<CachedRun[]> {
           if (contender.name === 'LinkPeek (no fast path)' && server.note.includes('mounted by app')) continue;
           const base = { origin: server.origin, prefix: contender.prefix, upstream: upstream.origin, mode: 'fixed' as const, run: `cached${run}` };
           await runLoad({ ...base, connections: 8, amount: pages });
+          const cpuBefore = cpuMsOf(server.pid);
           const load = await runLoad({ ...base, connections: opts.connections, durationSeconds: opts.durationSeconds });
+          const cpuUsPerRequest = ((cpuMsOf(server.pid) - cpuBefore) * 1000) / Math.max(1, load.total);
           const { peakMb } = memoryOf(server.pid);
-          out.push({ contender: contender.name, run, load, peakMb, note: server.note });
+          out.push({ contender: contender.name, run, load, peakMb, cpuUsPerRequest, note: server.note });
           log(
             `  run ${run} ${contender.name.padEnd(24)} ${load.okPerSecond.toFixed(0).padStart(6)} req/s  p50 ${load.p50} ms  p99 ${load.p99} ms` +
-              `  errors ${load.non2xx + load.errors + load.timeouts}  peak RSS ${peakMb.toFixed(0)} MB`,
+              `  errors ${load.non2xx + load.errors + load.timeouts}  peak RSS ${peakMb.toFixed(0)} MB  CPU ${cpuUsPerRequest.toFixed(0)} µs/req`,
           );
         } finally {
           await server.stop();

@@ -7,11 +7,13 @@
 // Reported per run: pages/s (2xx answers per second), p50 and p99 latency, errors (non-2xx,
 // socket errors, timeouts), peak RSS (VmHWM of the contender's process at the end of the run,
 // which covers its start, the warm-up and the run), and the share of each page the upstream handed
-// to the socket (bench/lib/upstream.ts explains why that is an upper bound).
+// to the socket (bench/lib/upstream.ts explains why that is an upper bound). Beside them, the CPU
+// time the contender's process spent per answer (from /proc/<pid>/stat): far less sensitive than
+// throughput to what else runs on the machine, so it is the steadier figure to compare.
 
 import type { LoadResult } from './lib/load.js';
 import { linkpeek, peer, PEER_NAMES, type Contender } from './lib/contenders.js';
-import { memoryOf, startServer, type Server } from './lib/proc.js';
+import { cpuMsOf, memoryOf, startServer, type Server } from './lib/proc.js';
 import { runLoad } from './lib/run-load.js';
 
 export interface E2EOptions {
@@ -37,6 +39,8 @@ export interface E2ERun {
   run: number;
   load: LoadResult;
   peakMb: number;
+  /** CPU time of the contender's process per answered page during the measured run (ms). */
+  cpuMsPerPage: number;
   served: UpstreamRecord[];
 }
 
@@ -65,16 +69,18 @@ export async function runE2E(opts: E2EOptions): Promise<E2ERun[]> {
             const base = { origin: server.origin, prefix: contender.prefix, upstream: upstream.origin, mode: 'unique' as const };
             if (opts.warmup > 0) await runLoad({ ...base, run: `w${run}c${concurrency}`, connections: 8, amount: opts.warmup });
             await upstreamStats(upstream); // drop the warm-up's records
+            const cpuBefore = cpuMsOf(server.pid);
             const load = await runLoad({ ...base, run: `r${run}c${concurrency}`, connections: concurrency, durationSeconds: opts.durationSeconds });
+            const cpuMsPerPage = (cpuMsOf(server.pid) - cpuBefore) / Math.max(1, load.total);
             const { peakMb } = memoryOf(server.pid);
             // In-flight responses the load generator dropped at its deadline are still in the records.
             await new Promise((r) => setTimeout(r, 200));
             const served = await upstreamStats(upstream);
-            out.push({ contender: contender.name, concurrency, run, load, peakMb, served });
+            out.push({ contender: contender.name, concurrency, run, load, peakMb, cpuMsPerPage, served });
             log(
               `  run ${run} c=${String(concurrency).padEnd(3)} ${contender.name.padEnd(20)} ${load.okPerSecond.toFixed(1).padStart(7)} pages/s` +
                 `  p50 ${String(load.p50).padStart(5)} ms  p99 ${String(load.p99).padStart(5)} ms` +
-                `  errors ${load.non2xx + load.errors + load.timeouts}  peak RSS ${peakMb.toFixed(0)} MB`,
+                `  errors ${load.non2xx + load.errors + load.timeouts}  peak RSS ${peakMb.toFixed(0)} MB  CPU ${cpuMsPerPage.toFixed(2)} ms/page`,
             );
           } finally {
             await server.stop();

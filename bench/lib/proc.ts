@@ -70,3 +70,15 @@ export function memoryOf(pid: number): { peakMb: number; rssMb: number } {
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { peakMb: kb('VmHWM') / 1024, rssMb: kb('VmRSS') / 1024 };
 }
+
+/** CPU time (user + system) a live process has used so far, in ms; from /proc/<pid>/stat. */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/** USER_HZ: 100 on Linux everywhere Node runs in practice. */
+const CLOCK_TICKS = 100;
