@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { GetComponentData, GetComponentResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
+import type { GetComponentData, GetComponentResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentResponses, GetShowcaseData, GetShowcaseResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -40,6 +40,11 @@ export const proxyImage = <ThrowOnError extends boolean = false>(options: Option
  *
  */
 export const getComponent = <ThrowOnError extends boolean = false>(options?: Options<GetComponentData, ThrowOnError>) => (options?.client ?? client).get<GetComponentResponses, unknown, ThrowOnError>({ url: '/component.js', ...options });
+
+/**
+ * The showcase page, a URL box with the element rendering live, and the curl and SDK examples.
+ */
+export const getShowcase = <ThrowOnError extends boolean = false>(options?: Options<GetShowcaseData, ThrowOnError>) => (options?.client ?? client).get<GetShowcaseResponses, unknown, ThrowOnError>({ url: '/', ...options });
 
 /**
  * This document.

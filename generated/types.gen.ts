@@ -260,6 +260,22 @@ export type GetComponentResponses = {
 
 export type GetComponentResponse = GetComponentResponses[keyof GetComponentResponses];
 
+export type GetShowcaseData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/';
+};
+
+export type GetShowcaseResponses = {
+    /**
+     * The showcase page.
+     */
+    200: string;
+};
+
+export type GetShowcaseResponse = GetShowcaseResponses[keyof GetShowcaseResponses];
+
 export type GetOpenApiDocumentData = {
     body?: never;
     path?: never;

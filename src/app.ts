@@ -27,6 +27,7 @@ import {
   RedisExtractionStore,
   type ExtractionStore,
 } from './metadata/extraction-store.js';
+import { imageEnricher } from './metadata/enrich-images.js';
 import { safetyEnricher } from './metadata/enrich-safety.js';
 import { createMetadataService, type Enricher } from './metadata/service.js';
 import type { MetadataService } from './metadata/service-types.js';
@@ -87,7 +88,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     logger,
     onProviderFailure: (provider) => metrics.safetyFailures.inc({ provider }),
   });
-  const enrichers = deps.enrichers ?? [safetyEnricher(safety)];
+  const enrichers = deps.enrichers ?? [safetyEnricher(safety), imageEnricher({ safeFetch, config })];
   const metadata =
     deps.metadata ??
     createMetadataService({

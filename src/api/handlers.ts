@@ -46,8 +46,11 @@ export function createHandlers({ config, metadata, proxy, health, metrics }: Han
       await proxy(ctx, target);
     },
 
-    // Served by the asset routes in front of the router when the element is built.
+    // Both are served by the asset routes in front of the router (src/assets/routes.ts).
     getComponent(_c: ApiContext, ctx: Context) {
+      throw new NotFound(ctx.path);
+    },
+    getShowcase(_c: ApiContext, ctx: Context) {
       throw new NotFound(ctx.path);
     },
 

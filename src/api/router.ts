@@ -24,6 +24,7 @@ export interface Operations {
   getComponent: KoaHandler;
   getOpenApiDocument: KoaHandler;
   getHealth: KoaHandler;
+  getShowcase: KoaHandler;
   getMetrics: KoaHandler;
 }
 

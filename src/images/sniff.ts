@@ -30,10 +30,11 @@ export interface SniffedImage {
 /** The image the bytes start with, or null when they are no image image-size knows. */
 export function sniffImage(head: Uint8Array): SniffedImage | null {
   try {
-    const size = imageSize(head);
+    // A copy: given a view into a larger buffer, image-size reads past the view's end.
+    const size = imageSize(new Uint8Array(head));
     const type = size.type ? MIME_OF[size.type] : undefined;
     if (!type) return null;
-    // An ICO holds several sizes; image-size reports the first, which is what we describe.
+    // An ICO holds several sizes; image-size 2.1 reports the largest.
     return { type, width: size.width ?? null, height: size.height ?? null };
   } catch {
     return null;

@@ -54,7 +54,7 @@ attacks.before(async (ctx) => {
   });
   const lookup = scriptedLookup((name) => (name === 'site.test' ? ['127.0.0.1'] : name === 'inside.test' ? ['127.0.0.2'] : name === 'evil.test' ? ['127.0.0.1', '10.0.0.1'] : null));
   ctx.svc = await startService(
-    { RATE_LIMIT_MAX: '0', ALLOW_PRIVATE_NETWORKS: 'false', FETCH_TIMEOUT_MS: '1500', MAX_REDIRECTS: '5' },
+    { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', ALLOW_PRIVATE_NETWORKS: 'false', FETCH_TIMEOUT_MS: '1500', MAX_REDIRECTS: '5' },
     { fetch: { lookup, isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) } },
   );
   ctx.site = (path) => ctx.up.url(path, 'site.test').href;
@@ -233,7 +233,7 @@ attacks.run();
 
 const self = suite('the service fetching itself');
 self('a URL that points back at the service is refused by our Via, one level deep', async () => {
-  const svc = await startService({ RATE_LIMIT_MAX: '0' });
+  const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' });
   try {
     const inner = `${svc.baseUrl}/v1/metadata?url=${encodeURIComponent(`${svc.baseUrl}/v1/metadata?url=https://example.com/`)}`;
     const res = await svc.request(q(inner));

@@ -55,7 +55,7 @@ endpoint.before(async (ctx) => {
       },
     },
   });
-  ctx.svc = await startService({ RATE_LIMIT_MAX: '0' });
+  ctx.svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' });
 });
 endpoint.after(async (ctx) => {
   await ctx.svc.close();
@@ -183,7 +183,7 @@ names('a page on a named host that triggers nothing has no safety tags; a self-l
       '/adult': respond(200, '<head><title>x</title><meta name="RATING" content="RTA-5042-1996-1400-1577-RTA"></head>', html),
     },
   });
-  const svc = await startService({ RATE_LIMIT_MAX: '0' }, { fetch: { lookup: loopbackLookup(['news.test']) } });
+  const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' }, { fetch: { lookup: loopbackLookup(['news.test']) } });
   try {
     const plain = await svc.request(q(up.url('/plain', 'news.test').href));
     assert.equal(plain.json.safety_tags, []);
@@ -202,7 +202,7 @@ const protocols = suite('GET /v1/metadata over TLS and HTTP/2');
 for (const protocol of ['https', 'h2'] as const) {
   protocols(`an ${protocol === 'h2' ? 'HTTP/2' : 'HTTPS'} upstream works, trusted through UPSTREAM_CA_FILE`, async () => {
     const up = await startUpstream({ protocol, routes: { '/p': respond(200, '<title>Secure</title>', html) } });
-    const svc = await startService({ RATE_LIMIT_MAX: '0', UPSTREAM_CA_FILE: TEST_CA_FILE });
+    const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', UPSTREAM_CA_FILE: TEST_CA_FILE });
     try {
       const res = await svc.request(q(up.url('/p').href));
       assert.is(res.status, 200);
@@ -216,7 +216,7 @@ for (const protocol of ['https', 'h2'] as const) {
 }
 protocols('a certificate that is not trusted is a 422, never an insecure success', async () => {
   const up = await startUpstream({ protocol: 'https', routes: { '/p': respond(200, '<title>Secure</title>', html) } });
-  const svc = await startService({ RATE_LIMIT_MAX: '0' });
+  const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' });
   try {
     const res = await svc.request(q(up.url('/p').href));
     assert.is(res.status, 422);
@@ -235,8 +235,8 @@ shared('two instances on one Redis share extractions: the second answers without
   await redis.flushdb();
   redis.disconnect();
   const up = await startUpstream({ routes: { '/p': respond(200, ARTICLE, html) } });
-  const a = await startService({ RATE_LIMIT_MAX: '0', REDIS_URL });
-  const b = await startService({ RATE_LIMIT_MAX: '0', REDIS_URL });
+  const a = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', REDIS_URL });
+  const b = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', REDIS_URL });
   try {
     const first = await a.request(q(up.url('/p').href));
     const second = await b.request(q(up.url('/p').href, { prefer: 'twitter' }));
@@ -251,7 +251,7 @@ shared('two instances on one Redis share extractions: the second answers without
 });
 shared('an unreachable Redis degrades to memory: still 200, never a 500', async () => {
   const up = await startUpstream({ routes: { '/p': respond(200, ARTICLE, html) } });
-  const svc = await startService({ RATE_LIMIT_MAX: '0', REDIS_URL: 'redis://127.0.0.1:1' });
+  const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', REDIS_URL: 'redis://127.0.0.1:1' });
   try {
     const res = await svc.request(q(up.url('/p').href));
     assert.is(res.status, 200);

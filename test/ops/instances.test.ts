@@ -71,7 +71,7 @@ outage('instances keep answering from memory, /healthz says degraded, and they r
   await waitRedis();
   const up = await startUpstream({ routes: { '/p': respond(200, '<title>Up</title>', html) } });
   const env = { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' };
-  const [a, b]: ServiceProcess[] = await Promise.all([startProcess(env), startProcess(env)]);
+  const [a, b] = await Promise.all([startProcess(env), startProcess(env)]);
   const health = async (svc: ServiceProcess) => (await checkedRequest(`${svc.baseUrl}/healthz`)).json;
   try {
     assert.equal([(await health(a)).redis, (await health(b)).redis], ['ok', 'ok']);
