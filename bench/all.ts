@@ -154,7 +154,6 @@ if (corpusPresent() && only.has('cached')) {
   for (const [ours, limit, target] of [
     ['LinkPeek (fast path)', 'bare Koa', 0.7],
     ['LinkPeek (fast path)', 'bare openapi-backend', null],
-    ['LinkPeek (no fast path)', 'bare Koa', null],
   ] as const) {
     const ratios: number[] = [];
     const mine: number[] = [];

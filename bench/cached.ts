@@ -3,8 +3,6 @@
 // generator in another, runs interleaved with the order rotating. LinkPeek keeps its rate limiter
 // on (a budget too large to be reached) so hits pay for it as in service. The 392 corpus URLs are
 // asked once first (uncounted: that fills the caches), then cycled for the measured duration.
-// "LinkPeek (no fast path)" is the app without src/api/response-cache.ts, while src/app.ts does not
-// mount it yet (it is left out once the app mounts it).
 
 import { bare, linkpeek, type Contender } from './lib/contenders.js';
 import type { LoadResult } from './lib/load.js';
@@ -38,7 +36,6 @@ export async function runCached(opts: CachedOptions): Promise<CachedRun[]> {
     bare('koa'),
     bare('openapi'),
     linkpeek('LinkPeek (fast path)', CACHED_ENV),
-    linkpeek('LinkPeek (no fast path)', { ...CACHED_ENV, BENCH_FAST_PATH: '0' }),
   ];
   const pages = loadManifest().length;
   const upstream = await startUpstream();
@@ -49,7 +46,6 @@ export async function runCached(opts: CachedOptions): Promise<CachedRun[]> {
       for (const contender of [...contenders.slice(shift), ...contenders.slice(0, shift)]) {
         const server = await contender.start();
         try {
-          if (contender.name === 'LinkPeek (no fast path)' && server.note.includes('mounted by app')) continue;
           const base = { origin: server.origin, prefix: contender.prefix, upstream: upstream.origin, mode: 'fixed' as const, run: `cached${run}` };
           await runLoad({ ...base, connections: 8, amount: pages });
           const cpuBefore = cpuMsOf(server.pid);

@@ -2,7 +2,8 @@
 //   koa      a bare Koa app answering a small JSON object to every request
 //   openapi  Koa + a bare openapi-backend route: GET /v1/metadata with one required `url` query
 //            parameter (format uri) validated and coerced as src/api/router.ts configures it
-//   node --import tsx bench/lib/bare-servers.ts <koa|openapi>   prints "LISTENING <port>" on stderr.
+//   koa-sized the bare Koa app answering a JSON string of BARE_BODY_BYTES (1500) with LinkPeek's headers
+//   node --import tsx bench/lib/bare-servers.ts <koa|koa-sized|openapi>   prints "LISTENING <port>" on stderr.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,20 @@ const koa = new Koa();
 if (kind === 'koa') {
   koa.use((ctx) => {
     ctx.body = BODY;
+  });
+} else if (kind === 'koa-sized') {
+  // Bare Koa answering a stored JSON string as large as a typical LinkPeek answer, with as many
+  // headers: what the answer itself costs to send, apart from anything LinkPeek does.
+  const body = JSON.stringify({ pad: 'x'.repeat(Number(process.env.BARE_BODY_BYTES ?? 1500) - 10) });
+  koa.use((ctx) => {
+    ctx.set('X-Request-Id', '00000000-0000-4000-8000-000000000000');
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Access-Control-Expose-Headers', 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id');
+    ctx.set({ 'X-RateLimit-Limit': '1000000000', 'X-RateLimit-Remaining': '999999999', 'X-RateLimit-Reset': '1790000000' });
+    ctx.status = 200;
+    ctx.body = body;
+    ctx.set('Content-Type', 'application/json; charset=utf-8');
+    ctx.set('Cache-Control', 'public, max-age=43200');
   });
 } else if (kind === 'openapi') {
   const api = new OpenAPIBackend({

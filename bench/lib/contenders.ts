@@ -21,7 +21,6 @@ export const LINKPEEK_BENCH_ENV: Record<string, string> = {
   SAFE_BROWSING_API_KEY: '',
   REDIS_URL: '',
   LOG_LEVEL: 'info',
-  BENCH_FAST_PATH: '1',
 };
 
 export function linkpeek(name = 'LinkPeek', env: Record<string, string> = {}): Contender {
@@ -38,7 +37,7 @@ export function peer(name: string): Contender {
   return { name, prefix: '/?url=', start: () => startServer(name, 'bench/lib/peer-server.ts', [name]) };
 }
 
-export function bare(kind: 'koa' | 'openapi'): Contender {
-  const name = kind === 'koa' ? 'bare Koa' : 'bare openapi-backend';
-  return { name, prefix: '/v1/metadata?url=', start: () => startServer(name, 'bench/lib/bare-servers.ts', [kind]) };
+export function bare(kind: 'koa' | 'koa-sized' | 'openapi', env: Record<string, string> = {}): Contender {
+  const name = kind === 'koa' ? 'bare Koa' : kind === 'koa-sized' ? 'bare Koa, LinkPeek-sized answer' : 'bare openapi-backend';
+  return { name, prefix: '/v1/metadata?url=', start: () => startServer(name, 'bench/lib/bare-servers.ts', [kind], env) };
 }

@@ -6,7 +6,7 @@ import Koa from 'koa';
 import { pino } from 'pino';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { responseCache, responseCacheOptions, type ResponseCache } from '../../src/api/response-cache.js';
+import { isResponseCache, responseCache, responseCacheOptions, type ResponseCache } from '../../src/api/response-cache.js';
 import { OUR_VIA } from '../../src/fetch/policy.js';
 import { checkedRequest, TEST_ENV, type CheckedResponse } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -32,7 +32,7 @@ async function startWithCache(env: Record<string, string>): Promise<Omit<Ctx, 'u
   const config = loadConfig({ ...TEST_ENV, PROBE_IMAGES: 'false', ...env });
   const app = await createApp(config, { logger: pino({ level: 'silent' }), enrichers: [] });
   const stack = app.koa.middleware as Koa.Middleware[];
-  let cache = stack.find((m) => m.name === 'responseCache') as ResponseCache | undefined;
+  let cache = stack.find(isResponseCache);
   if (!cache) {
     cache = responseCache(responseCacheOptions(config));
     const at = stack.findIndex((m) => m.name === 'refuseFetchLoops');
