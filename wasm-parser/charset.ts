@@ -41,12 +41,17 @@ export function encodingForLabel(label: string): string | null {
   const cached = labelCache.get(key);
   if (cached !== undefined) return cached;
   let name: string | null;
-  try {
-    name = new TextDecoder(key).encoding;
-  } catch {
-    // x-user-defined and the "replacement" labels (iso-2022-kr, hz-gb-2312...) are not decodable
-    // here; x-user-defined is windows-1252 for text purposes (HTML "prescan" step 4).
-    name = key === 'x-user-defined' ? 'windows-1252' : null;
+  if (key === 'x-user-defined') {
+    // windows-1252 for text purposes (HTML "prescan" step 4). Node 20's TextDecoder refuses the
+    // label, Node 24's accepts it: decided here, not by the runtime.
+    name = 'windows-1252';
+  } else {
+    try {
+      name = new TextDecoder(key).encoding;
+    } catch {
+      // The "replacement" labels (iso-2022-kr, hz-gb-2312...) are not decodable here.
+      name = null;
+    }
   }
   if (labelCache.size < 256) labelCache.set(key, name);
   return name;

@@ -30,6 +30,16 @@ import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export type UpstreamProtocol = 'http' | 'https' | 'h2';
+
+/**
+ * Whether undici's cancel of an HTTP/2 stream reaches the server at once. Measured here: on Node
+ * 20 the server sees the stream close within milliseconds of the abort; on Node 24 (undici 7.30)
+ * `stream.close()` sends nothing until the session ends, so the server's stream stays open, stalled
+ * by flow control (at most one 64 KiB window in flight), until the connection closes. Tests that
+ * watch the upstream side assert the behaviour of the runtime they run on, so a change either way
+ * shows up as a failure.
+ */
+export const H2_CANCEL_REACHES_UPSTREAM = Number(process.versions.node.split('.')[0]) < 24;
 export type UpstreamRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type UpstreamResponse = http.ServerResponse | http2.Http2ServerResponse;
 export type Route = (req: UpstreamRequest, res: UpstreamResponse) => void | Promise<void>;

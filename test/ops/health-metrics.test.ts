@@ -46,7 +46,8 @@ test('/metrics counts requests by route and status, cache outcomes, upstream fet
   try {
     const page = `/v1/metadata?url=${encodeURIComponent(up.url('/p').href)}`;
     await svc.request(page);
-    await svc.request(page);
+    // another query string: past the response cache, a hit in the extraction cache
+    await svc.request(`${page}&prefer=twitter`);
     await svc.request('/v1/metadata?url=ftp://x');
     await svc.request('/v1/metadata?url=ftp://x'); // the 4th: 429
     await svc.request('/no/such/path');
