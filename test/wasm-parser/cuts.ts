@@ -2,17 +2,10 @@
 // fixtures into random-size chunks, with the seed settable for a repeatable run").
 // SCAN_SEED=<number> replays a run; the seed in use is printed once per process.
 
-/** mulberry32: a small, well-mixed 32-bit PRNG; enough for test cuts. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../helpers/prng.js';
+
+/** The cuts' PRNG (test/helpers/prng.ts). */
+export const prng = mulberry32;
 
 let announced = false;
 
