@@ -8,7 +8,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { isResponseCache, responseCache, responseCacheOptions, type ResponseCache } from '../../src/api/response-cache.js';
 import { OUR_VIA } from '../../src/fetch/policy.js';
-import { checkedRequest, TEST_ENV, type CheckedResponse } from '../helpers/service.js';
+import { checkedRequest, startService, TEST_ENV, type CheckedResponse } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 // Issue 9: the cached-hit fast path, through the real app (real router, handlers, metadata
@@ -252,3 +252,30 @@ bounds('non-200 and non-JSON bodies are not stored', async () => {
 });
 
 bounds.run();
+
+const mounted = suite('response cache: as src/app.ts mounts it (startService)');
+
+mounted('the service answers a repeated URL from the fast path: same bytes, one entry, contract-valid', async () => {
+  const up = await startUpstream({ routes: { '/page': respond(200, PAGE, { 'content-type': 'text/html; charset=utf-8' }) } });
+  const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' });
+  try {
+    const stack = svc.app.koa.middleware as Koa.Middleware[];
+    const cache = stack.find(isResponseCache);
+    assert.ok(cache, 'src/app.ts mounts the response cache');
+    const names = stack.map((m) => (isResponseCache(m) ? 'responseCache' : m.name));
+    assert.ok(names.indexOf('responseCache') > names.indexOf('refuseFetchLoops'), 'after refuseFetchLoops');
+    assert.ok(names.indexOf('responseCache') > names.indexOf('rateLimit'), 'after rateLimit');
+    const path = metaPath(up, '/page?svc=1');
+    const miss = await svc.request(path);
+    const hit = await svc.request(path);
+    assert.is(miss.status, 200);
+    assert.is(cache!.size, 1);
+    assert.equal(Buffer.from(hit.body), Buffer.from(miss.body));
+    assert.is(hit.headers.get('cache-control'), 'public, max-age=43200');
+  } finally {
+    await svc.close();
+    await up.close();
+  }
+});
+
+mounted.run();
