@@ -290,7 +290,9 @@ console.log(`\n(written to ${path.relative(REPO_ROOT, args.out!)})`);
 
 function spawnAndEcho(command: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: if it dies and leaves a child of its own holding our pipes (a fixture
+    // server), that group is ended once it exits, so the summary never waits on it.
+    const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
     const take = (chunk: Buffer) => {
       const text = chunk.toString('utf8');
@@ -299,6 +301,15 @@ function spawnAndEcho(command: string[]): Promise<{ code: number | null; output:
     };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
-    child.on('close', (code) => resolve({ code, output }));
+    child.on('exit', (code) => {
+      setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGTERM');
+        } catch {
+          // the group is already gone
+        }
+        resolve({ code, output });
+      }, 1000);
+    });
   });
 }
