@@ -94,7 +94,7 @@ async function serveService(): Promise<void> {
   });
   const logger = process.env.SOAK_LOG ? pino(pino.destination(process.env.SOAK_LOG)) : pino({ level: 'silent' });
   const app = await createApp(config, { logger });
-  const server = createServer(app);
+  const server = createServer(app, config);
   server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
   process.on('message', async (msg) => {
     if (msg !== 'stats') return;

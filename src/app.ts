@@ -127,6 +127,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   koa.use(assetRoutes(config));
   koa.use(router);
 
+  health.started();
   return {
     koa,
     health,

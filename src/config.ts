@@ -48,6 +48,10 @@ export interface Config {
   safeBrowsingUrl: string;
 
   shutdownGraceMs: number;
+  /** Slow-client limits of the HTTP server (issue 8), tighter than Node's 60 s / 300 s. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +107,9 @@ export function loadConfig(env: Env = {}): Config {
     safeBrowsingUrl: read.httpUrl('SAFE_BROWSING_URL', 'https://safebrowsing.googleapis.com/v4/threatMatches:find'),
 
     shutdownGraceMs: read.int('SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
+    headersTimeoutMs: read.int('HEADERS_TIMEOUT_MS', 10_000, { min: 1 }),
+    requestTimeoutMs: read.int('REQUEST_TIMEOUT_MS', 15_000, { min: 1 }),
+    keepAliveTimeoutMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 1 }),
   };
 }
 

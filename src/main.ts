@@ -23,7 +23,7 @@ if (config.allowPrivateNetworks) {
 }
 
 const app = await createApp(config, { logger });
-const server = createServer(app);
+const server = createServer(app, config);
 server.listen(config.port, config.host, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

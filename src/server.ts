@@ -4,22 +4,24 @@
 import http from 'node:http';
 import type { Logger } from 'pino';
 import type { App } from './app.js';
+import type { Config } from './config.js';
 
 /**
- * Slow-client limits, tighter than Node's defaults (headersTimeout 60 s, requestTimeout 300 s).
- * Every request here is a GET without a body, so 10 s for the headers is generous; a client that
- * dribbles them byte by byte (slowloris) is cut then. keepAliveTimeout stays Node's 5 s: an idle
- * keep-alive connection is closed after 5 s, below the 60 s idle timeout of common load balancers
- * — put LinkPeek behind one whose idle timeout is shorter than that, or raise it there.
+ * Slow-client limits (Config), tighter than Node's defaults (headersTimeout 60 s, requestTimeout
+ * 300 s). Every request here is a GET without a body, so 10 s for the headers is generous; a
+ * client that dribbles them byte by byte (slowloris) is cut then. keepAliveTimeout stays Node's
+ * 5 s: an idle keep-alive connection is closed after 5 s — keep a load balancer's idle timeout
+ * below it, or raise KEEP_ALIVE_TIMEOUT_MS above the load balancer's.
  */
-export const SERVER_TIMEOUTS = {
-  headersTimeout: 10_000,
-  requestTimeout: 15_000,
-  keepAliveTimeout: 5_000,
-} as const;
-
-export function createServer(app: App): http.Server {
-  const server = http.createServer({ ...SERVER_TIMEOUTS }, app.callback());
+export function createServer(app: App, config: Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): http.Server {
+  const server = http.createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: Math.max(config.requestTimeoutMs, config.headersTimeoutMs),
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+    },
+    app.callback(),
+  );
   // Node checks the timeouts above on this interval (default 30 s): check more often.
   (server as http.Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval = 1_000;
   return server;

@@ -19,18 +19,36 @@ const files = readdirSync(testDir, { recursive: true })
   .filter((f) => f.endsWith('.test.ts') && f.startsWith(filter))
   .sort();
 
+// Files that measure time (deadlines, rate-limit windows, shutdown grace, browsers) run alone;
+// the rest run two at a time (the machines have 2 cores), which keeps CI's two full runs well
+// inside its time limit.
+const TIMING_SENSITIVE = /^(ops\/|element\/|api\/rate-limit|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
+const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
+
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 const troubled = [];
 
-for (const file of files) {
-  const result = await runFile(file);
+function record(file, result) {
   passed += result.passed;
   failed += result.failed;
   skipped += result.skipped;
   if (result.failed > 0 || result.problem) troubled.push(`${file}${result.problem ? ` (${result.problem})` : ''}`);
 }
+
+const shared = files.filter((f) => !TIMING_SENSITIVE.test(f));
+const alone = files.filter((f) => TIMING_SENSITIVE.test(f));
+let next = 0;
+await Promise.all(
+  Array.from({ length: Math.max(1, PARALLEL) }, async () => {
+    while (next < shared.length) {
+      const file = shared[next++];
+      record(file, await runFile(file));
+    }
+  }),
+);
+for (const file of alone) record(file, await runFile(file));
 
 if (files.length === 0) {
   console.log(`no test files match "${filter}"`);
@@ -47,15 +65,14 @@ process.exit(failed === 0 ? 0 : 1);
 function runFile(file) {
   const pattern = `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
   return new Promise((resolve) => {
-    console.log(`\n# ${file}`);
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern, '-c', 'false'],
       { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } },
     );
+    // Each file's output is printed in one piece when it ends, so parallel files do not interleave.
     let out = '';
     child.stdout.on('data', (chunk) => {
-      process.stdout.write(chunk);
       out += chunk.toString();
     });
     let timedOut = false;
@@ -65,6 +82,7 @@ function runFile(file) {
     }, FILE_TIMEOUT_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      process.stdout.write(`\n# ${file}\n${out}`);
       const read = (label) => {
         const m = new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(out);
         return m ? Number(m[1]) : NaN;

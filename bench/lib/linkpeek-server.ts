@@ -12,7 +12,7 @@ import { createServer } from '../../src/server.js';
 const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
 const app = await createApp(config);
 const fastPath = app.koa.middleware.some(isResponseCache) ? 'on' : 'off';
-const server = createServer(app);
+const server = createServer(app, config);
 server.listen(0, '127.0.0.1', () => {
   process.stderr.write(`LISTENING ${(server.address() as AddressInfo).port} fast path: ${fastPath}\n`);
 });

@@ -34,7 +34,7 @@ export interface Service {
 export async function startService(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<Service> {
   const config = loadConfig({ ...TEST_ENV, ...env });
   const app = await createApp(config, { logger: pino({ level: config.logLevel }), ...deps });
-  const server = createServer(app);
+  const server = createServer(app, config);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
