@@ -183,6 +183,10 @@ export type GetMetadataErrors = {
      * Unexpected server error.
      */
     500: Error;
+    /**
+     * This instance has too many upstream fetches in flight and queued; retry after `Retry-After` seconds.
+     */
+    503: Error;
 };
 
 export type GetMetadataError = GetMetadataErrors[keyof GetMetadataErrors];
@@ -223,6 +227,10 @@ export type ProxyImageErrors = {
      * The upstream image request failed (unreachable, refused, blocked address, 4xx or 5xx, cut short).
      */
     502: ProxyError;
+    /**
+     * This instance has too many upstream fetches in flight and queued; retry after `Retry-After` seconds.
+     */
+    503: ProxyError;
     /**
      * The upstream image request ran past its deadline.
      */

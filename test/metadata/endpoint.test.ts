@@ -265,3 +265,33 @@ shared('an unreachable Redis degrades to memory: still 200, never a 500', async 
   }
 });
 shared.run();
+
+const overload = suite('GET /v1/metadata past the fetch cap');
+overload('with every fetch slot and queue place taken, a request is a 503 with Retry-After, not a pile-up', async () => {
+  const up = await startUpstream({
+    routes: {
+      '/slow': async (_req, res) => {
+        await new Promise((r) => setTimeout(r, 500));
+        res.writeHead(200, html);
+        res.end('<title>Slow</title>');
+      },
+    },
+  });
+  const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '0' });
+  try {
+    const first = svc.request(q(up.url('/slow?a').href));
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await svc.request(q(up.url('/slow?b').href));
+    assert.is(second.status, 503);
+    assert.equal(second.json, { code: 503, message: 'The service is busy; retry in a second.' });
+    assert.is(second.headers.get('retry-after'), '1');
+    assert.is((await first).status, 200);
+    // not remembered as a failure of the page: once a slot is free it is fetched
+    const again = await svc.request(q(up.url('/slow?b').href));
+    assert.is(again.status, 200);
+  } finally {
+    await svc.close();
+    await up.close();
+  }
+});
+overload.run();
