@@ -9,10 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { OpenAPIBackend, type Context as ApiContext } from 'openapi-backend';
-import addFormatsModule from 'ajv-formats';
-
-type AddFormats = (ajv: unknown, formats: string[]) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+import { VALIDATION_OPTIONS } from '../../src/api/router.js';
 
 const BODY = { hello: 'world' };
 const kind = process.argv[2];
@@ -51,14 +48,8 @@ if (kind === 'koa') {
         },
       },
     },
-    strict: true,
-    validate: true,
-    coerceTypes: true,
-    ajvOpts: { useDefaults: true, allErrors: true },
-    customizeAjv: (ajv) => {
-      addFormats(ajv, ['uri']);
-      return ajv;
-    },
+    // the same validation settings as LinkPeek's router
+    ...VALIDATION_OPTIONS,
   });
   api.register({
     getMetadata: (_c: ApiContext, ctx: Koa.Context) => {

@@ -34,18 +34,20 @@ export interface RouterOptions {
   showcaseLocation: (ctx: Context) => string;
 }
 
+/** How openapi-backend validates: coercion, defaults, every error, `format: uri` (PITFALLS.md). */
+export const VALIDATION_OPTIONS = {
+  strict: true,
+  validate: true,
+  coerceTypes: true,
+  ajvOpts: { useDefaults: true, allErrors: true },
+  customizeAjv: <A>(ajv: A): A => {
+    addFormats(ajv, ['uri']);
+    return ajv;
+  },
+} as const;
+
 export async function createRouter(operations: Operations, options: RouterOptions) {
-  const api = new OpenAPIBackend({
-    definition: OPENAPI_PATH,
-    strict: true,
-    validate: true,
-    coerceTypes: true,
-    ajvOpts: { useDefaults: true, allErrors: true },
-    customizeAjv: (ajv) => {
-      addFormats(ajv, ['uri']);
-      return ajv;
-    },
-  });
+  const api = new OpenAPIBackend({ definition: OPENAPI_PATH, ...VALIDATION_OPTIONS });
   const handlers: Record<string, Handler> = { ...(operations as unknown as Record<string, Handler>) };
   handlers.validationFail = (c: ApiContext, ctx: Context) => {
     const errors = c.validation.errors ?? [];
