@@ -12,8 +12,9 @@ import { errorBoundary } from './api/error-boundary.js';
 import { refuseFetchLoops } from './api/fetch-loop.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { rateLimit } from './api/rate-limit.js';
-import { requestLog } from './api/request-log.js';
-import { responseCache, responseCacheOptions } from './api/response-cache.js';
+import { withFastPath } from './api/fast-path.js';
+import { requestLog, requestLogger } from './api/request-log.js';
+import { responseCache, responseCacheOptions, type ResponseCache } from './api/response-cache.js';
 import { createRouter } from './api/router.js';
 import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
 import { LinkPeekError } from './errors.js';
@@ -59,6 +60,9 @@ export interface App {
   koa: Koa;
   health: HealthMonitor;
   metrics: Metrics;
+  /** Answers already sent, by exact request target (the cached-hit fast path's store). */
+  responses: ResponseCache;
+  /** The request listener: cached hits answered at once (api/fast-path.ts), the rest by Koa. */
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   /** True while Redis is configured but failing (the memory stores are answering). */
   readonly degraded: boolean;
@@ -113,17 +117,17 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
 
   const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // every error is answered and logged by errorBoundary
-  koa.use(
-    requestLog(logger, (route, status, seconds) => {
-      metrics.requests.inc({ route, status });
-      metrics.requestDuration.observe({ route }, seconds);
-    }),
-  );
+  const logRequest = requestLogger(logger, (route, status, seconds) => {
+    metrics.requests.inc({ route, status });
+    metrics.requestDuration.observe({ route }, seconds);
+  });
+  const responses = responseCache(responseCacheOptions(config));
+  koa.use(requestLog(logRequest));
   koa.use(cors);
   koa.use(errorBoundary(logger));
   koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);
-  koa.use(responseCache(responseCacheOptions(config)));
+  koa.use(responses);
   koa.use(assetRoutes(config));
   koa.use(router);
 
@@ -132,7 +136,8 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     koa,
     health,
     metrics,
-    callback: () => koa.callback(),
+    responses,
+    callback: () => withFastPath({ responses, limiter, trustProxy: config.trustProxy, logRequest }, koa.callback()),
     get degraded() {
       return failover.degraded;
     },

@@ -28,6 +28,7 @@ server.listen(config.port, config.host, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ host: config.host, port, redis: config.redisUrl !== null }, 'LinkPeek listening');
+  logger.flush(); // lines are buffered (src/log.ts): whoever waits for this one sees it now
 });
 
 let stopping = false;
@@ -35,6 +36,7 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+  logger.flush();
   const inTime = await stopGracefully(server, app, config.shutdownGraceMs, logger);
   logger.info({ inTime }, 'stopped');
   process.exit(inTime ? 0 : 1);

@@ -3,12 +3,15 @@
 
 import type { Context, Next } from 'koa';
 
-/** Headers a browser script may read beside the CORS-safelisted ones. */
-const EXPOSED = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id';
+/** What every response carries; the fast path (api/fast-path.ts) sends the same. */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  // Headers a browser script may read beside the CORS-safelisted ones.
+  'Access-Control-Expose-Headers': 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
+};
 
 export async function cors(ctx: Context, next: Next): Promise<void> {
-  ctx.set('Access-Control-Allow-Origin', '*');
-  ctx.set('Access-Control-Expose-Headers', EXPOSED);
+  ctx.set(CORS_HEADERS);
   if (ctx.method === 'OPTIONS') {
     // A preflight: every endpoint is a simple GET, so it is allowed at once and cached a day.
     ctx.set('Access-Control-Allow-Methods', 'GET, HEAD');

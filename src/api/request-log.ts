@@ -13,27 +13,54 @@ const ROUTES: ReadonlySet<string> = new Set(['/v1/metadata', '/v1/cors-proxy', '
 
 export type RequestObserver = (route: string, status: number, seconds: number) => void;
 
-export function requestLog(logger: Logger, observe: RequestObserver = () => {}) {
+export interface RequestRecord {
+  reqId: string;
+  method: string;
+  /** The request target as sent (path and query). */
+  url: string;
+  /** The path alone, for the route label. */
+  path: string;
+  status: number;
+  /** performance.now() when the request arrived. */
+  started: number;
+  ip?: string;
+  reason?: string;
+}
+
+/** Writes the line and counts the request; shared by the Koa middleware and the fast path. */
+export type RequestLogger = (record: RequestRecord) => void;
+
+export const newRequestId: () => string = randomUUID;
+
+export function requestLogger(logger: Logger, observe: RequestObserver = () => {}): RequestLogger {
+  return function logRequest({ reqId, method, url, path, status, started, ip, reason }) {
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    const line = { reqId, method, url: url.slice(0, LOGGED_URL_MAX), status, ms, ip, reason };
+    observe(ROUTES.has(path) ? path : 'other', status, ms / 1000);
+    if (status >= 500) logger.warn(line, 'request');
+    else logger.info(line, 'request');
+  };
+}
+
+export function requestLog(logRequest: RequestLogger) {
   return async function requestLog(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();
-    const reqId = randomUUID();
+    const reqId = newRequestId();
     ctx.state.reqId = reqId;
     ctx.set('X-Request-Id', reqId);
     try {
       await next();
     } finally {
-      const line = {
+      logRequest({
         reqId,
         method: ctx.method,
-        url: ctx.originalUrl.slice(0, LOGGED_URL_MAX),
+        url: ctx.originalUrl,
+        path: ctx.path,
         status: ctx.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
+        started,
         ip: ctx.state.clientIp as string | undefined,
         reason: ctx.state.errorReason as string | undefined,
-      };
-      observe(ROUTES.has(ctx.path) ? ctx.path : 'other', ctx.status, line.ms / 1000);
-      if (ctx.status >= 500) logger.warn(line, 'request');
-      else logger.info(line, 'request');
+      });
     }
   };
 }

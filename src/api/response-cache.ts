@@ -1,23 +1,26 @@
-// The cached-hit fast path (issue 9): a repeated GET/HEAD /v1/metadata for exactly the same
-// request URL is answered from the JSON string already sent once, before openapi-backend routes
-// and validates it again (that alone costs ~2.4× in req/s). SPEC.md makes the full request URL the
-// cache key, so an answer stored under exactly that URL is the answer; a different query string
-// (another `prefer`, a utm tag, another spelling of `url`) is another entry and takes the full path.
-// Mounted after rateLimit and refuseFetchLoops, so hits are still counted, limited and refused
-// like any request, and after cors/requestLog, so they carry the same headers.
+// The store behind the cached-hit fast path (issue 9): a repeated GET/HEAD /v1/metadata for
+// exactly the same request URL is answered with the JSON bytes already sent once, without
+// openapi-backend routing and validating it again (that alone costs ~2.4× in req/s). SPEC.md makes
+// the full request URL the cache key, so an answer stored under exactly that URL is the answer; a
+// different query string (another `prefer`, a utm tag, another spelling of `url`) is another entry
+// and takes the full path.
+// This middleware stores every 200 and also answers hits that reach Koa; api/fast-path.ts answers
+// them before Koa builds a context at all. Mounted after rateLimit and refuseFetchLoops, so hits
+// are still counted, limited and refused like any request, and after cors/requestLog, so they
+// carry the same headers.
 
 import type { Context, Next } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import { METADATA_CACHE_CONTROL } from './handlers.js';
 
-const CACHED_PATH = '/v1/metadata';
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const CACHED_PATH = '/v1/metadata';
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface ResponseCacheOptions {
   /** Entries held at most. */
   maxEntries: number;
-  /** Bytes held at most: the JSON strings and their keys, counted as UTF-8. */
+  /** Bytes held at most: the JSON bodies and their keys (UTF-8). */
   maxBytes: number;
   /** How long a stored answer is served; never longer than the extraction it came from lives. */
   ttlMs: number;
@@ -42,6 +45,8 @@ export function isResponseCache(middleware: unknown): middleware is ResponseCach
 export interface ResponseCache {
   (ctx: Context, next: Next): Promise<void>;
   readonly [RESPONSE_CACHE]: true;
+  /** The stored answer for exactly this request target (path and query), if any and not expired. */
+  get(requestTarget: string): Buffer | undefined;
   /** Entries held now (tests and metrics). */
   readonly size: number;
   /** Bytes held now, as counted against maxBytes. */
@@ -50,10 +55,10 @@ export interface ResponseCache {
 }
 
 export function responseCache(options: ResponseCacheOptions): ResponseCache {
-  const cache = new LRUCache<string, string>({
+  const cache = new LRUCache<string, Buffer>({
     max: options.maxEntries,
     maxSize: options.maxBytes,
-    sizeCalculation: (body, key) => Math.max(1, Buffer.byteLength(body) + Buffer.byteLength(key)),
+    sizeCalculation: (body, key) => Math.max(1, body.length + Buffer.byteLength(key)),
     ttl: options.ttlMs,
     // An expired answer is never served: the next request takes the full path and refreshes it.
     allowStale: false,
@@ -83,11 +88,12 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     // otherwise the answer lives CACHE_TTL_MS from now, as the extraction stored with it does.
     const left = ctx.state.cacheTtlMs;
     const ttl = typeof left === 'number' && left >= 0 ? Math.min(left, options.ttlMs) : options.ttlMs;
-    if (ttl > 0) cache.set(key, json, { ttl });
+    if (ttl > 0) cache.set(key, Buffer.from(json), { ttl });
   };
 
   return Object.defineProperties(middleware, {
     [RESPONSE_CACHE]: { value: true },
+    get: { value: (requestTarget: string) => cache.get(requestTarget) },
     size: { get: () => cache.size },
     bytes: { get: () => cache.calculatedSize },
     clear: { value: () => cache.clear() },

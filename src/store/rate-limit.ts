@@ -1,12 +1,14 @@
 // Per-client rate limiting with the spec's semantics (SPEC.md "Limits"): `max` requests per
 // window per client, and the request that exceeds it blocks the client for `blockMs` from that
-// moment, whatever the window had left. Counting is koa-ratelimit's own drivers (its memory
-// fixed window, its Redis sliding window via async-ratelimiter); the block and the fallback are
-// this thin layer, because neither driver blocks from the exceeding request, the memory Map never
-// evicts, and an unreachable Redis must not turn into a 500 (PITFALLS.md "koa-ratelimit 6").
+// moment, whatever the window had left. The Redis store counts with koa-ratelimit's Redis driver
+// (a sliding window via async-ratelimiter); the memory store keeps koa-ratelimit's memory
+// semantics (a fixed window from the first hit) but counts synchronously, because the cached-hit
+// fast path (api/fast-path.ts) decides before Koa runs and the driver is async only and builds an
+// object per request. The block and the fallback are this thin layer, because neither driver
+// blocks from the exceeding request, the memory Map never evicts, and an unreachable Redis must
+// not turn into a 500 (PITFALLS.md "koa-ratelimit 6").
 
 import type { Redis } from 'ioredis';
-import MemoryLimiter from 'koa-ratelimit/limiter/memory.js';
 import RedisLimiter from 'koa-ratelimit/limiter/redis.js';
 import type { Failover } from './failover.js';
 
@@ -22,7 +24,8 @@ export interface RateDecision {
 }
 
 export interface RateLimitStore {
-  hit(clientId: string): Promise<RateDecision>;
+  /** Counts one request of the client; the memory store answers at once, Redis by a promise. */
+  hit(clientId: string): RateDecision | Promise<RateDecision>;
   close(): void;
 }
 
@@ -34,7 +37,7 @@ export interface RateLimitOptions {
 
 const NAMESPACE = 'lp:rl';
 
-/** The decision logic both stores share; `counter` and `blocks` are what differ. */
+/** The Redis store's decision: the same rules as MemoryRateLimitStore.hit, over async I/O. */
 async function decide(
   id: string,
   opts: RateLimitOptions,
@@ -45,18 +48,14 @@ async function decide(
   const blockedUntil = await blocks.get(id);
   if (blockedUntil !== null && blockedUntil > now) return limited(opts, blockedUntil, now);
   const state = await counter(id);
-  if (state.remaining > 0) {
-    return {
-      allowed: true,
-      limit: opts.max,
-      remaining: state.remaining - 1,
-      resetSeconds: Math.ceil(state.reset),
-      retryAfterSeconds: 0,
-    };
-  }
+  if (state.remaining > 0) return allowed(opts, state.remaining - 1, state.reset);
   const until = now + opts.blockMs;
   await blocks.set(id, until);
   return limited(opts, until, now);
+}
+
+function allowed(opts: RateLimitOptions, remaining: number, resetSeconds: number): RateDecision {
+  return { allowed: true, limit: opts.max, remaining, resetSeconds: Math.ceil(resetSeconds), retryAfterSeconds: 0 };
 }
 
 function limited(opts: RateLimitOptions, untilMs: number, now: number): RateDecision {
@@ -70,18 +69,18 @@ function limited(opts: RateLimitOptions, untilMs: number, now: number): RateDeci
 }
 
 interface WindowState {
-  id: string;
-  reset: number;
+  /** When the window ends, epoch ms. */
+  resetMs: number;
+  /** Requests the window still allows. */
   remaining: number;
-  total: number;
 }
 
 /**
- * In-process store. Expired windows and blocks are swept every window, so a flood of distinct
+ * In-process store: koa-ratelimit's memory window (fixed, from the client's first hit), counted
+ * synchronously. Expired windows and blocks are swept every window, so a flood of distinct
  * addresses leaves nothing behind once its window is over (issue 2).
  */
 export class MemoryRateLimitStore implements RateLimitStore {
-  /** koa-ratelimit's memory driver insists on a real Map. */
   readonly windows = new Map<string, WindowState>();
   readonly blocks = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
@@ -91,22 +90,28 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.timer.unref();
   }
 
-  hit(id: string): Promise<RateDecision> {
+  hit(id: string): RateDecision {
     const { windows, blocks, opts } = this;
-    return decide(
-      id,
-      opts,
-      (id) => new MemoryLimiter({ id, db: windows, max: opts.max, duration: opts.windowMs, namespace: NAMESPACE }).get(),
-      {
-        get: async (id) => blocks.get(id) ?? null,
-        set: async (id, until) => void blocks.set(id, until),
-      },
-    );
+    const now = Date.now();
+    const blockedUntil = blocks.get(id);
+    if (blockedUntil !== undefined && blockedUntil > now) return limited(opts, blockedUntil, now);
+    let window = windows.get(id);
+    if (window === undefined || window.resetMs < now) {
+      window = { resetMs: now + opts.windowMs, remaining: opts.max };
+      windows.set(id, window);
+    }
+    if (window.remaining > 0) {
+      window.remaining -= 1;
+      return allowed(opts, window.remaining, window.resetMs / 1000);
+    }
+    const until = now + opts.blockMs;
+    blocks.set(id, until);
+    return limited(opts, until, now);
   }
 
   /** Drops every window and block that has ended. */
   sweep(now = Date.now()): void {
-    for (const [key, state] of this.windows) if (state.reset * 1000 <= now) this.windows.delete(key);
+    for (const [key, state] of this.windows) if (state.resetMs <= now) this.windows.delete(key);
     for (const [key, until] of this.blocks) if (until <= now) this.blocks.delete(key);
   }
 
@@ -155,8 +160,8 @@ export class FallbackRateLimitStore implements RateLimitStore {
 
   hit(id: string): Promise<RateDecision> {
     return this.failover.run(
-      () => this.primary.hit(id),
-      () => this.fallback.hit(id),
+      async () => this.primary.hit(id),
+      async () => this.fallback.hit(id),
     );
   }
 

@@ -1,0 +1,74 @@
+// Cached hits answered before Koa (issue 9: at least 70% of a bare Koa hello-world's req/s).
+// A repeated GET/HEAD /v1/metadata whose exact request target is in the response cache is the
+// hottest request this service gets, and Koa's per-request context and the middleware chain cost
+// as much as everything a hit needs. So the server's request listener answers it here, doing what
+// the middleware chain does for a hit and nothing else:
+//   request id and log line (api/request-log.ts), CORS headers (api/cors.ts), the client's rate
+//   limit, counted once (api/rate-limit.ts), and the stored bytes with their headers
+//   (api/response-cache.ts).
+// Anything else goes to Koa untouched: a miss, another path or method, a request carrying our Via
+// (a fetch loop, refused there), and a hit the rate limit refuses, handed over with its decision
+// so that the 429 comes from the one error path and is not counted twice.
+
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { carriesOurVia } from '../fetch/policy.js';
+import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
+import { clientIp } from './client-ip.js';
+import { CORS_HEADERS } from './cors.js';
+import { METADATA_CACHE_CONTROL } from './handlers.js';
+import { handOverCounted } from './rate-limit.js';
+import { newRequestId, type RequestLogger } from './request-log.js';
+import { CACHED_PATH, JSON_TYPE, type ResponseCache } from './response-cache.js';
+
+export interface FastPathDeps {
+  responses: ResponseCache;
+  /** null when rate limiting is off (RATE_LIMIT_MAX=0). */
+  limiter: RateLimitStore | null;
+  trustProxy: boolean;
+  logRequest: RequestLogger;
+}
+
+const CACHED_PREFIX = `${CACHED_PATH}?`;
+
+export function withFastPath({ responses, limiter, trustProxy, logRequest }: FastPathDeps, full: RequestListener): RequestListener {
+  function answer(req: IncomingMessage, res: ServerResponse, body: Buffer, started: number, ip: string, decision: RateDecision | null): void {
+    const reqId = newRequestId();
+    const headers: Record<string, string | number> = { 'X-Request-Id': reqId, ...CORS_HEADERS };
+    if (decision !== null) {
+      headers['X-RateLimit-Limit'] = decision.limit;
+      headers['X-RateLimit-Remaining'] = decision.remaining;
+      headers['X-RateLimit-Reset'] = decision.resetSeconds;
+    }
+    headers['Content-Type'] = JSON_TYPE;
+    headers['Cache-Control'] = METADATA_CACHE_CONTROL;
+    headers['Content-Length'] = body.length;
+    res.writeHead(200, headers);
+    res.end(body); // HEAD: Node sends the headers and drops the body
+    logRequest({ reqId, method: req.method!, url: req.url!, path: CACHED_PATH, status: 200, started, ip });
+  }
+
+  return function serve(req, res) {
+    const method = req.method;
+    const target = req.url;
+    if ((method !== 'GET' && method !== 'HEAD') || target === undefined || !target.startsWith(CACHED_PREFIX)) return full(req, res);
+    const body = responses.get(target);
+    const via = req.headers.via;
+    if (body === undefined || (via !== undefined && carriesOurVia(via))) return full(req, res);
+
+    const started = performance.now();
+    const ip = clientIp(req, trustProxy);
+    if (limiter === null) return answer(req, res, body, started, ip, null);
+    const decided = (decision: RateDecision) => {
+      if (decision.allowed) return answer(req, res, body, started, ip, decision);
+      handOverCounted(req, decision);
+      full(req, res);
+    };
+    const decision = limiter.hit(ip);
+    if (decision instanceof Promise) {
+      // The shared store never rejects (it falls back to memory); should it, Koa counts and answers.
+      decision.then(decided, () => full(req, res));
+    } else {
+      decided(decision);
+    }
+  };
+}
