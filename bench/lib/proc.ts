@@ -16,12 +16,13 @@ export interface Server {
 }
 
 /**
- * Starts `node --import tsx <script> ...args` (the server itself is the pid: no npx/tsx wrapper
- * process between), stdout to /dev/null (request logs cost the server, not us), and waits for
- * "LISTENING <port>" on its stderr.
+ * Starts `node <script> ...args` for a compiled `.js` script, `node --import tsx <script>` for a
+ * `.ts` one (the server itself is the pid: no npx/tsx wrapper process between), stdout to
+ * /dev/null (request logs cost the server, not us), and waits for "LISTENING <port>" on its stderr.
  */
 export function startServer(name: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, script), ...args], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, path.join(REPO_ROOT, script), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

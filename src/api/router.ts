@@ -2,15 +2,16 @@
 // the query against openapi.yaml, the same document the SDK is generated from (DESIGN.md
 // "contract"). Settings that are off by default are switched on here (PITFALLS.md).
 
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import type { Context } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Handler } from 'openapi-backend';
 import addFormatsModule from 'ajv-formats';
 import { NotFound } from '../errors.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import type { TargetOptions } from '../fetch/target.js';
 import { invalid, isMissingUrl, problemsOf } from './validation.js';
 
-export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+export const OPENAPI_PATH = path.join(PACKAGE_ROOT, 'openapi.yaml');
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped (PITFALLS.md).
 type AddFormats = (ajv: unknown, formats: string[]) => unknown;

@@ -2,9 +2,10 @@
 // disk once and then served from memory. A missing build is not cached, so building while the
 // service runs makes the next request succeed.
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.js';
 
-export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../../dist/element/component.js', import.meta.url));
+export const DEFAULT_BUNDLE_PATH = path.join(PACKAGE_ROOT, 'dist/element/component.js');
 
 export interface ComponentBundle {
   /** The file's bytes, or null when it is not built. */

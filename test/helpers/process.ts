@@ -16,8 +16,13 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** What to run: the TypeScript source through tsx, or the build `npm start` runs (dist/server/). */
+export type Entry = 'source' | 'compiled';
+export const COMPILED_MAIN = 'dist/server/src/main.js';
+
+export async function startProcess(env: Record<string, string>, entry: Entry = 'source'): Promise<ServiceProcess> {
+  const args = entry === 'source' ? ['--import', 'tsx', 'src/main.ts'] : [COMPILED_MAIN];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ALLOW_PRIVATE_NETWORKS: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

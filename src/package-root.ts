@@ -1,0 +1,16 @@
+// The package's own folder (where package.json is), for the files the service reads beside its
+// code (openapi.yaml, the built element). Found by walking up, so the same code works from src/
+// under tsx and from the compiled copy in dist/server/ (`npm start`).
+
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+function findPackageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
