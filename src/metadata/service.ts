@@ -190,6 +190,8 @@ async function runEnrichers(input: EnrichmentInput, deps: MetadataServiceDeps): 
   if (enrichers.length === 0) return;
   const budget = new AbortController();
   const timer = setTimeout(() => budget.abort(new Error('enrichment budget spent')), deps.config.enrichBudgetMs);
+  // Either every enricher has settled (nothing left to stop) or the budget's abort told those
+  // still running to stop: no second abort, whose error and stack trace would be built for nothing.
   try {
     const all = Promise.allSettled(enrichers.map((enrich) => enrich(input, budget.signal)));
     const over = new Promise<void>((resolve) => budget.signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -199,6 +201,5 @@ async function runEnrichers(input: EnrichmentInput, deps: MetadataServiceDeps): 
     }
   } finally {
     clearTimeout(timer);
-    budget.abort();
   }
 }
