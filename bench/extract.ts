@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     consumed.push(scan.bytesConsumed);
     consumedShare.push(scan.bytesConsumed / page.bytes.length);
     // The floor: 16-byte blocks stop within 16 bytes of the end of the `<body>` tag itself.
-    const fine = new HeadScanner({ blockSize: 16 });
+    const fine = new HeadScanner({ blockSize: 16, maxBlockSize: 16 });
     await fine.write(page.bytes);
     floorShare.push((await fine.end()).bytesConsumed / page.bytes.length);
   }

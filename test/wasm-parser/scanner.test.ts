@@ -125,6 +125,23 @@ test('bytesConsumed is the end of the 2 KiB block in which <body> completed, how
   }
 });
 
+test('a long head is read in growing blocks (an eighth of what was read, up to 64 KiB), at the same offsets however the input is cut', async () => {
+  const page = utf8(`<head><title>x</title><script>${'var a = 1 < 2;\n'.repeat(20000)}</script><meta property="og:title" content="late"></head><body>${'y'.repeat(100000)}`);
+  const bodyEnd = new TextDecoder().decode(page).indexOf('<body>') + '<body>'.length;
+  // The documented rule, block by block from offset 0.
+  let expected = 0;
+  while (expected < bodyEnd) expected += Math.min(65536, Math.max(2048, Math.floor(expected / 8 / 2048) * 2048));
+  assert.ok(expected - bodyEnd <= bodyEnd / 8 + 2048, 'the overshoot stays within an eighth');
+  assert.ok(expected > Math.ceil(bodyEnd / 2048) * 2048, 'the blocks grew past 2 KiB');
+  for (const size of [7, 1000, 65536, page.length]) {
+    const scanner = new HeadScanner();
+    for (let at = 0; at < page.length; at += size) if (await scanner.write(page.slice(at, at + size))) break;
+    const result = await scanner.end();
+    assert.is(result.bytesConsumed, expected, `chunks of ${size}`);
+    assert.is(result.tags.metas[0]?.content, 'late');
+  }
+});
+
 test('an error from the source reaches the caller (and the rewriter is freed: see memory.test.ts)', async () => {
   const failing: AsyncIterable<Uint8Array> = {
     async *[Symbol.asyncIterator]() {
