@@ -1,11 +1,14 @@
 // The Redis connection shared by the rate limiter and the cache. Set to fail fast: with
 // ioredis's defaults an outage queues commands and hangs requests (PITFALLS.md "koa-ratelimit
 // 6"); here a command fails at once and the callers fall back to their memory stores.
+// ioredis is loaded only when REDIS_URL is set: an instance on its memory stores does not carry
+// the client (loading it costs ~14 MB of resident memory).
 
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 export async function connectRedis(url: string, logger: Logger, readyTimeoutMs = 2000): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
