@@ -89,9 +89,12 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
   async function extractHere(target: URL): Promise<Extraction> {
     try {
       const fresh = await fetchAndExtract(target, deps);
-      await runEnrichers(fresh, deps);
-      // A copy: an enricher that overran the budget must not change what is already cached.
-      const value: Extraction = { ok: true, og: structuredClone(fresh.og), twitter: structuredClone(fresh.twitter) };
+      const allSettled = await runEnrichers(fresh, deps);
+      // An enricher that overran the budget must not change what is already cached: then the
+      // cache gets a copy. When every enricher has settled, nothing can touch the objects again.
+      const value: Extraction = allSettled
+        ? { ok: true, og: fresh.og, twitter: fresh.twitter }
+        : { ok: true, og: structuredClone(fresh.og), twitter: structuredClone(fresh.twitter) };
       await store.set(extractionKey(target), value, config.cacheTtlMs);
       return value;
     } catch (err) {
@@ -184,10 +187,13 @@ async function readHead(res: SafeFetchResponse, limit: number): Promise<Uint8Arr
   return Buffer.concat(chunks).subarray(0, limit);
 }
 
-/** Every enricher at once, and never longer than the budget: the answer does not wait past it. */
-async function runEnrichers(input: EnrichmentInput, deps: MetadataServiceDeps): Promise<void> {
+/**
+ * Every enricher at once, and never longer than the budget: the answer does not wait past it.
+ * Resolves true when every enricher settled within the budget, false when some still run.
+ */
+async function runEnrichers(input: EnrichmentInput, deps: MetadataServiceDeps): Promise<boolean> {
   const enrichers = deps.enrichers ?? [];
-  if (enrichers.length === 0) return;
+  if (enrichers.length === 0) return true;
   const budget = new AbortController();
   const timer = setTimeout(() => budget.abort(new Error('enrichment budget spent')), deps.config.enrichBudgetMs);
   // Either every enricher has settled (nothing left to stop) or the budget's abort told those
@@ -196,9 +202,9 @@ async function runEnrichers(input: EnrichmentInput, deps: MetadataServiceDeps): 
     const all = Promise.allSettled(enrichers.map((enrich) => enrich(input, budget.signal)));
     const over = new Promise<void>((resolve) => budget.signal.addEventListener('abort', () => resolve(), { once: true }));
     const settled = await Promise.race([all, over]);
-    if (Array.isArray(settled)) {
-      for (const s of settled) if (s.status === 'rejected') deps.onEnricherError?.(s.reason);
-    }
+    if (!Array.isArray(settled)) return false;
+    for (const s of settled) if (s.status === 'rejected') deps.onEnricherError?.(s.reason);
+    return true;
   } finally {
     clearTimeout(timer);
   }

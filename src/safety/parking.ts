@@ -85,6 +85,12 @@ const PARKING_SERVICE_DOMAINS: ReadonlySet<string> = new Set([
   'namecheap.com',
 ]);
 
+/**
+ * Every asset pattern in one alternation: each `<script src>` and `<link href>` of a page is
+ * tested once, and the list only when one of them matched (pages carry up to hundreds of each).
+ */
+const ANY_PARKING_ASSET = new RegExp(PARKING_ASSETS.map((m) => `(?:${m.pattern.source})`).join('|'));
+
 /** The first marker found (for logs and tests), or null. */
 export function parkingMarker(host: string, tags: RawTags): string | null {
   const domain = getDomain(host);
@@ -92,6 +98,7 @@ export function parkingMarker(host: string, tags: RawTags): string | null {
   const assets = [...tags.scriptSrcs, ...tags.links.map((link) => link.href)];
   for (const raw of assets) {
     const src = raw.trim().toLowerCase();
+    if (!ANY_PARKING_ASSET.test(src)) continue;
     const marker = PARKING_ASSETS.find((m) => m.pattern.test(src));
     if (marker) return `${marker.service}: ${src}`;
   }

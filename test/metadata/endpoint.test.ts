@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
 import { loopbackLookup } from '../fetch/harness.js';
+import type { Enricher } from '../../src/metadata/service.js';
 import { startService, type Service } from '../helpers/service.js';
 import { TEST_CA_FILE, respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
@@ -295,3 +296,50 @@ overload('with every fetch slot and queue place taken, a request is a 503 with R
   }
 });
 overload.run();
+
+const enrichment = suite('GET /v1/metadata: enrichment within its budget');
+enrichment('what enrichers set in time is answered and cached; what one sets after the budget reaches neither', async () => {
+  const up = await startUpstream({ routes: { '/a': respond(200, ARTICLE, html) } });
+  const inTime: Enricher = async ({ og, twitter }) => {
+    og.description = 'enriched in time';
+    twitter.description = 'enriched in time';
+  };
+  const late: Enricher = async ({ og, twitter }) => {
+    await new Promise((r) => setTimeout(r, 250));
+    og.title = 'too late';
+    twitter.title = 'too late';
+  };
+  const svc = await startService({ RATE_LIMIT_MAX: '0', ENRICH_BUDGET_MS: '100' }, { enrichers: [inTime, late] });
+  try {
+    const first = await svc.request(q(up.url('/a').href));
+    assert.is(first.status, 200);
+    assert.equal([first.json.title, first.json.description], ['OG title', 'enriched in time']);
+    await new Promise((r) => setTimeout(r, 400)); // the late enricher has written by now
+    // Another query string: past the response fast path, from the cached extraction.
+    const cached = await svc.request(q(up.url('/a').href, { prefer: 'twitter' }));
+    assert.equal([cached.json.title, cached.json.description], ['Twitter title', 'enriched in time']);
+    assert.is(up.hits('/a'), 1);
+  } finally {
+    await svc.close();
+    await up.close();
+  }
+});
+
+enrichment('when every enricher settles in time, both variants are cached as they were answered', async () => {
+  const up = await startUpstream({ routes: { '/b': respond(200, ARTICLE, html) } });
+  const tag: Enricher = async ({ og, twitter }) => {
+    og.type = 'video';
+    twitter.type = 'video';
+  };
+  const svc = await startService({ RATE_LIMIT_MAX: '0', ENRICH_BUDGET_MS: '1000' }, { enrichers: [tag] });
+  try {
+    const og = await svc.request(q(up.url('/b').href));
+    const twitter = await svc.request(q(up.url('/b').href, { prefer: 'twitter' }));
+    assert.equal([og.json.type, twitter.json.type], ['video', 'video']);
+    assert.is(up.hits('/b'), 1);
+  } finally {
+    await svc.close();
+    await up.close();
+  }
+});
+enrichment.run();
