@@ -1,7 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
+import { OpenAPIBackend } from 'openapi-backend';
+import { OPENAPI_PATH } from '../../src/api/router.js';
 import { startService } from '../helpers/service.js';
+
+test('openapi.yaml is a valid OpenAPI document (the service starts without checking it)', async () => {
+  const api = new OpenAPIBackend({ definition: OPENAPI_PATH, strict: true, validate: true });
+  await api.init(); // strict, not quick: validates the document against the OpenAPI schema, throws on errors
+  assert.not.throws(() => api.validateDefinition());
+  assert.is(api.getOperations().length, 7);
+});
 
 test('unknown paths answer 404 JSON with CORS', async () => {
   const svc = await startService();
