@@ -73,6 +73,11 @@ export async function createRouter(operations: Operations, options: RouterOption
   };
   api.register(handlers);
   await api.init();
+  // openapi-backend's router rebuilds its flat list of operations (lodash chains over the whole
+  // document) on every request it matches: 1.5% of an uncached request's CPU. The document does
+  // not change after init, so the list is built once.
+  const flatOperations = api.router.getOperations();
+  api.router.getOperations = () => flatOperations;
 
   // Unknown query parameters are tolerated (utm tags happen, issue 2) but openapi-backend's
   // schema forbids them, so each operation only sees its declared ones.
