@@ -63,7 +63,7 @@ const verdict = (ok: boolean | null) => (ok === null ? '—' : ok ? 'yes' : 'NO'
 let e2e: E2ERun[] = [];
 if (corpusPresent() && only.has('e2e')) {
   log(`\n## End to end, uncached (${runs} runs × c=16, 64 × ${args.duration} s each)`);
-  e2e = await runE2E({ runs, concurrencies: [16, 64], durationSeconds: Number(args.duration), warmup: 32, log });
+  e2e = await runE2E({ runs, concurrencies: [16, 64], durationSeconds: Number(args.duration), warmupSeconds: 3, log });
   const contenders = ['LinkPeek', ...PEER_NAMES];
   for (const c of [16, 64]) {
     details.push(`\nEnd to end, uncached, concurrency ${c} (median (min–max) of ${runs} runs)\n`);

@@ -20,8 +20,12 @@ export interface E2EOptions {
   runs: number;
   concurrencies: number[];
   durationSeconds: number;
-  /** Uncounted requests first (JIT, lazy module state), at concurrency 8. */
-  warmup: number;
+  /**
+   * Seconds of uncounted load first, at concurrency 8: the same time for every contender, so
+   * each measured run sees code the JIT has already compiled (V8 tiers hot JavaScript and
+   * WebAssembly functions up as they run).
+   */
+  warmupSeconds: number;
   contenders?: Contender[];
   log?: (line: string) => void;
 }
@@ -67,7 +71,7 @@ export async function runE2E(opts: E2EOptions): Promise<E2ERun[]> {
           const server = await contender.start();
           try {
             const base = { origin: server.origin, prefix: contender.prefix, upstream: upstream.origin, mode: 'unique' as const };
-            if (opts.warmup > 0) await runLoad({ ...base, run: `w${run}c${concurrency}`, connections: 8, amount: opts.warmup });
+            if (opts.warmupSeconds > 0) await runLoad({ ...base, run: `w${run}c${concurrency}`, connections: 8, durationSeconds: opts.warmupSeconds });
             await upstreamStats(upstream); // drop the warm-up's records
             const cpuBefore = cpuMsOf(server.pid);
             const load = await runLoad({ ...base, run: `r${run}c${concurrency}`, connections: concurrency, durationSeconds: opts.durationSeconds });
