@@ -57,6 +57,7 @@ outage('instances keep answering from memory, /healthz says degraded, and they r
     spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const waitRedis = async () => {
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
+    probe.on('error', () => {}); // refusals until the server listens are expected (connect() rejects too)
     for (let i = 0; i < 100; i++) {
       try {
         await probe.connect();
