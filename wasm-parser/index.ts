@@ -11,6 +11,8 @@ export type { RawLink, RawMeta, RawTags, ScanResult } from './types.js';
 export interface ScanHeadOptions {
   /** The response's Content-Type header; its charset parameter is one of the charset sources. */
   contentType?: string | null;
+  /** The source never changes a chunk it has yielded: held bytes need no copy (HeadScannerOptions). */
+  retainChunks?: boolean;
 }
 
 /**
@@ -22,7 +24,7 @@ export async function scanHead(
   source: AsyncIterable<Uint8Array> | Uint8Array,
   options: ScanHeadOptions = {},
 ): Promise<ScanResult> {
-  const scanner = new HeadScanner({ contentType: options.contentType ?? null });
+  const scanner = new HeadScanner({ contentType: options.contentType ?? null, retainChunks: options.retainChunks ?? false });
   try {
     if (source instanceof Uint8Array) {
       await scanner.write(source);

@@ -30,6 +30,11 @@ export interface HeadScannerOptions {
   blockSize?: number;
   /** The largest block a long head grows to. */
   maxBlockSize?: number;
+  /**
+   * The caller never changes a chunk after writing it (a stream's chunks are fresh memory each
+   * time): bytes held for a charset re-scan then point into the chunks instead of being copied.
+   */
+  retainChunks?: boolean;
 }
 
 /**
@@ -58,6 +63,7 @@ interface CharsetChoice {
 export class HeadScanner {
   private readonly blockSize: number;
   private readonly maxBlockSize: number;
+  private readonly retainChunks: boolean;
   private readonly httpCharset: string | null;
 
   private choice: CharsetChoice | null = null; // null until the first block is seen (BOM sniff)
@@ -79,6 +85,7 @@ export class HeadScanner {
   constructor(options: HeadScannerOptions = {}) {
     this.blockSize = Math.max(16, Math.floor(options.blockSize ?? DEFAULT_BLOCK_SIZE));
     this.maxBlockSize = Math.max(this.blockSize, Math.floor(options.maxBlockSize ?? MAX_BLOCK_SIZE));
+    this.retainChunks = options.retainChunks ?? false;
     const label = charsetOfContentType(options.contentType);
     this.httpCharset = label === null ? null : encodingForLabel(label);
   }
@@ -91,7 +98,7 @@ export class HeadScanner {
   /**
    * Feeds the next bytes. Resolves true when the scan has stopped at `<body>` (the rest of
    * `chunk` and anything written later is ignored). The bytes are copied where they must outlive
-   * the call, so the caller may reuse its buffer.
+   * the call, so the caller may reuse its buffer (unless it promised not to: `retainChunks`).
    */
   async write(chunk: Uint8Array): Promise<boolean> {
     if (this.state !== 'scanning') return this.state === 'stopped';
@@ -167,7 +174,8 @@ export class HeadScanner {
   /** Processes one source block (`owned`: ours, not the caller's); true when stopped at `<body>`. */
   private async processBlock(block: Uint8Array, owned: boolean): Promise<boolean> {
     if (this.choice === null) this.choose(block);
-    if (this.holding) this.held.push(owned ? block : block.slice());
+    // A copy, also of a Buffer (whose slice() is a view into the caller's memory).
+    if (this.holding) this.held.push(owned || this.retainChunks ? block : Uint8Array.prototype.slice.call(block));
     this.processed += block.length;
     await this.feed(block, this.processed === block.length);
     // A charset declaration found by this pass may call for a different decoding: restart on

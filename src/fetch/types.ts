@@ -20,6 +20,7 @@ export interface SafeFetchResponse {
   /**
    * The decoded body, at most maxBytes. Iterate once. Ends early at the cap; the deadline or an
    * abort surfaces as a thrown FetchTimeout / FetchFailed while iterating.
+   * Every chunk is fresh memory, never changed after it was yielded (callers may keep it).
    */
   body: AsyncIterable<Uint8Array>;
   /** True once the body stopped at maxBytes. */

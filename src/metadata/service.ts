@@ -148,7 +148,8 @@ async function fetchAndExtract(target: URL, { config, safeFetch }: MetadataServi
     const options = { requestedUrl: target };
 
     if (isHtml(contentType)) {
-      const scan = await scanHead(res.body, { contentType });
+      // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.
+      const scan = await scanHead(res.body, { contentType, retainChunks: true });
       if (scan.bytesConsumed === 0) throw new FetchFailed('empty body');
       return {
         target,
