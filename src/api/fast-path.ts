@@ -16,7 +16,7 @@ import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
 import { clientIp } from './client-ip.js';
 import { CORS_HEADERS } from './cors.js';
 import { METADATA_CACHE_CONTROL } from './handlers.js';
-import { handOverCounted } from './rate-limit.js';
+import { handOverCounted, rateLimitHeaders } from './rate-limit.js';
 import { newRequestId, type RequestLogger } from './request-log.js';
 import { CACHED_PATH, JSON_TYPE, type ResponseCache } from './response-cache.js';
 
@@ -33,16 +33,14 @@ const CACHED_PREFIX = `${CACHED_PATH}?`;
 export function withFastPath({ responses, limiter, trustProxy, logRequest }: FastPathDeps, full: RequestListener): RequestListener {
   function answer(req: IncomingMessage, res: ServerResponse, body: Buffer, started: number, ip: string, decision: RateDecision | null): void {
     const reqId = newRequestId();
-    const headers: Record<string, string | number> = { 'X-Request-Id': reqId, ...CORS_HEADERS };
-    if (decision !== null) {
-      headers['X-RateLimit-Limit'] = decision.limit;
-      headers['X-RateLimit-Remaining'] = decision.remaining;
-      headers['X-RateLimit-Reset'] = decision.resetSeconds;
-    }
-    headers['Content-Type'] = JSON_TYPE;
-    headers['Cache-Control'] = METADATA_CACHE_CONTROL;
-    headers['Content-Length'] = body.length;
-    res.writeHead(200, headers);
+    res.writeHead(200, {
+      'X-Request-Id': reqId,
+      ...CORS_HEADERS,
+      ...(decision !== null ? rateLimitHeaders(decision) : {}),
+      'Content-Type': JSON_TYPE,
+      'Cache-Control': METADATA_CACHE_CONTROL,
+      'Content-Length': body.length,
+    });
     res.end(body); // HEAD: Node sends the headers and drops the body
     logRequest({ reqId, method: req.method!, url: req.url!, path: CACHED_PATH, status: 200, started, ip });
   }

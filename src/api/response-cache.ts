@@ -4,15 +4,12 @@
 // the full request URL the cache key, so an answer stored under exactly that URL is the answer; a
 // different query string (another `prefer`, a utm tag, another spelling of `url`) is another entry
 // and takes the full path.
-// This middleware stores every 200 and also answers hits that reach Koa; api/fast-path.ts answers
-// them before Koa builds a context at all. Mounted after rateLimit and refuseFetchLoops, so hits
-// are still counted, limited and refused like any request, and after cors/requestLog, so they
-// carry the same headers.
+// This middleware stores every 200 answer; api/fast-path.ts answers the hits, before Koa builds a
+// context at all, with the same headers and the same counting as the middleware chain.
 
 import type { Context, Next } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
-import { METADATA_CACHE_CONTROL } from './handlers.js';
 
 export const CACHED_PATH = '/v1/metadata';
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -65,30 +62,19 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
   });
 
   const middleware = async function responseCache(ctx: Context, next: Next): Promise<void> {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== CACHED_PATH || options.ttlMs <= 0) return next();
-    const key = ctx.originalUrl;
-    const stored = cache.get(key);
-    if (stored !== undefined) {
-      ctx.status = 200;
-      ctx.body = stored; // HEAD: Koa sends the length and drops the body
-      ctx.set('Content-Type', JSON_TYPE);
-      ctx.set('Cache-Control', METADATA_CACHE_CONTROL);
-      return;
-    }
-
     await next(); // a thrown error passes through and is never stored
-
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path !== CACHED_PATH || options.ttlMs <= 0) return;
     if (ctx.status !== 200 || !isJsonObject(ctx.body)) return;
-    // Stringified once here; Koa would have done the same (JSON.stringify, no spacing), so a hit
-    // and the miss before it answer identical bytes.
-    const json = JSON.stringify(ctx.body);
-    ctx.body = json;
+    // Encoded once here and sent as these bytes; Koa would have stringified the same way
+    // (JSON.stringify, no spacing), so a hit and the miss before it answer identical bytes.
+    const body = Buffer.from(JSON.stringify(ctx.body));
+    ctx.body = body;
     ctx.set('Content-Type', JSON_TYPE);
     // A handler that knows its extraction expires sooner says so (ctx.state.cacheTtlMs, ms left);
     // otherwise the answer lives CACHE_TTL_MS from now, as the extraction stored with it does.
     const left = ctx.state.cacheTtlMs;
     const ttl = typeof left === 'number' && left >= 0 ? Math.min(left, options.ttlMs) : options.ttlMs;
-    if (ttl > 0) cache.set(key, Buffer.from(json), { ttl });
+    if (ttl > 0) cache.set(ctx.originalUrl, body, { ttl });
   };
 
   return Object.defineProperties(middleware, {

