@@ -52,6 +52,8 @@ export interface Config {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** V8's old-generation growth between full collections, in percent (src/gc.ts); 0 leaves V8's own. */
+  gcHeapGrowthPercent: number;
 }
 
 export class ConfigError extends Error {
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = {}): Config {
     headersTimeoutMs: read.int('HEADERS_TIMEOUT_MS', 10_000, { min: 1 }),
     requestTimeoutMs: read.int('REQUEST_TIMEOUT_MS', 15_000, { min: 1 }),
     keepAliveTimeoutMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 1 }),
+    gcHeapGrowthPercent: read.int('GC_HEAP_GROWTH_PERCENT', 50, { min: 0, max: 300 }),
   };
 }
 

@@ -3,6 +3,7 @@
 
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { tuneGarbageCollection } from './gc.js';
 import { createLogger } from './log.js';
 import { createServer, stopGracefully } from './server.js';
 
@@ -17,6 +18,7 @@ try {
   throw err;
 }
 
+tuneGarbageCollection(config.gcHeapGrowthPercent);
 const logger = createLogger(config);
 if (config.allowPrivateNetworks) {
   logger.warn('ALLOW_PRIVATE_NETWORKS=true: upstream fetches may reach loopback and private networks (development only)');

@@ -16,6 +16,7 @@ test('the defaults are the documented ones', () => {
   assert.is(c.maxPageBytes, 2 * 1024 * 1024);
   assert.is(c.maxImageBytes, 8 * 1024 * 1024);
   assert.is(c.showcaseUrl, 'https://github.com/');
+  assert.is(c.gcHeapGrowthPercent, 50);
 });
 
 const bad: Array<[Record<string, string>, string]> = [
@@ -28,6 +29,7 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ SHOWCASE_URL: 'ftp://x' }, 'Invalid setting SHOWCASE_URL: "ftp://x" is not an absolute http(s) URL'],
   [{ PUBLIC_BASE_URL: '/relative' }, 'Invalid setting PUBLIC_BASE_URL: "/relative" is not an absolute http(s) URL'],
   [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'Invalid setting REDIS_URL: "http://127.0.0.1:6379" is not a redis:// or rediss:// URL'],
+  [{ GC_HEAP_GROWTH_PERCENT: '301' }, 'Invalid setting GC_HEAP_GROWTH_PERCENT: must be at most 300'],
   [{ ALLOW_PRIVATE_NETWORKS: 'yes please' }, 'Invalid setting ALLOW_PRIVATE_NETWORKS: "yes please" is not true or false'],
 ];
 for (const [env, message] of bad) {

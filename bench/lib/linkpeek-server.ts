@@ -1,5 +1,5 @@
-// LinkPeek as src/main.ts builds it — createApp(loadConfig(env)) inside src/server.ts's
-// createServer (its timeouts) — but listening on 127.0.0.1 port 0 and printing
+// LinkPeek as src/main.ts builds it — its garbage-collection setting, then createApp(loadConfig(env))
+// inside src/server.ts's createServer (its timeouts) — but listening on 127.0.0.1 port 0 and printing
 // "LISTENING <port> fast path: on|off" on stderr, so the benchmarks can start it fresh per run and
 // read its /proc status. Request logs go to stdout (the benchmarks send it to /dev/null).
 
@@ -8,8 +8,10 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { isResponseCache } from '../../src/api/response-cache.js';
 import { createServer } from '../../src/server.js';
+import { tuneGarbageCollection } from '../../src/gc.js';
 
 const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
+tuneGarbageCollection(config.gcHeapGrowthPercent);
 const app = await createApp(config);
 const fastPath = app.koa.middleware.some(isResponseCache) ? 'on' : 'off';
 const server = createServer(app, config);
