@@ -51,7 +51,7 @@ export class FetchLifetime {
     this.ended = true;
     clearTimeout(this.timer);
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
-    if (abortWith) this.controller.abort(typeof abortWith === 'function' ? abortWith() : abortWith);
+    if (abortWith) this.controller.abort(typeof abortWith === 'function' ? withoutTrace(abortWith) : abortWith);
     this.release?.();
     this.release = null;
   }
@@ -60,4 +60,19 @@ export class FetchLifetime {
     this.callerAborted = true;
     this.end(() => new FetchFailed('aborted by the caller'));
   };
+}
+
+/**
+ * The reasons built here only close the upstream: Node formats the stack trace of every error a
+ * stream is destroyed with, and a trace that points into end() tells nobody anything. They are
+ * built without frames (the stack is the name and message); the deadline's error keeps its trace.
+ */
+function withoutTrace(make: () => Error): Error {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }

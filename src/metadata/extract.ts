@@ -24,8 +24,20 @@ export interface ExtractOptions {
 
 /** Metadata of one scanned page. `safety_tags` is empty and `cors_safe` absent: enrichment adds them. */
 export function extractMetadata(tags: RawTags, prefer: Family, pageUrl: URL, options: ExtractOptions = {}): Metadata {
+  return fromIndex(indexTags(tags), baseUrlOf(tags, pageUrl), prefer, pageUrl, options);
+}
+
+/**
+ * Both preferences of one scanned page, as the cache keeps them: the tags are indexed once, and
+ * the two objects share their raw `og` and `twitter` maps (equal by definition, never changed).
+ */
+export function extractBoth(tags: RawTags, pageUrl: URL, options: ExtractOptions = {}): Record<Family, Metadata> {
   const page = indexTags(tags);
   const base = baseUrlOf(tags, pageUrl);
+  return { og: fromIndex(page, base, 'og', pageUrl, options), twitter: fromIndex(page, base, 'twitter', pageUrl, options) };
+}
+
+function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, options: ExtractOptions): Metadata {
   const first = (field: Parameters<typeof sourcesFor>[0], clean: (raw: string) => string | null) =>
     firstClean(sourcesFor(field, prefer), page, clean);
   return {

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { FetchFailed, FetchTimeout } from '../errors.js';
 import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
 import { SNIFF_BYTES, sniffImage } from '../images/sniff.js';
-import { emptyMetadata, extractMetadata } from './extract.js';
+import { emptyMetadata, extractBoth } from './extract.js';
 import type { Extraction, ExtractionStore } from './extraction-store.js';
 import type { MetadataService, Prefer } from './service-types.js';
 
@@ -151,13 +151,7 @@ async function fetchAndExtract(target: URL, { config, safeFetch }: MetadataServi
       // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.
       const scan = await scanHead(res.body, { contentType, retainChunks: true });
       if (scan.bytesConsumed === 0) throw new FetchFailed('empty body');
-      return {
-        target,
-        finalUrl,
-        tags: scan.tags,
-        og: extractMetadata(scan.tags, 'og', finalUrl, options),
-        twitter: extractMetadata(scan.tags, 'twitter', finalUrl, options),
-      };
+      return { target, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
     }
 
     // SPEC.md Metadata rule 2: not HTML, still the normalized object. An image URL describes

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { emptyMetadata, extractMetadata } from '../../src/metadata/extract.js';
+import { emptyMetadata, extractBoth, extractMetadata } from '../../src/metadata/extract.js';
 import { scanHead } from '../../wasm-parser/index.js';
 import { named, page, pageUrl, property } from './raw-tags.js';
 
@@ -51,6 +51,18 @@ test('prefer=twitter on the same page changes title, description, url, image and
   assert.equal(twitter.image, { url: 'https://cdn.example.com/twitter.png', type: 'image/jpeg', width: 1200, height: 630, size: null });
   assert.is(twitter.type, 'summary_large_image');
   assert.equal({ ...twitter, title: 0, description: 0, url: 0, image: 0, type: 0 }, { ...og, title: 0, description: 0, url: 0, image: 0, type: 0 });
+});
+
+test('extractBoth gives both preferences as extractMetadata does, indexing the tags once', async () => {
+  const { tags } = await scanHead(fixture('full-head.html'));
+  const base = new URL('https://example.com/articles/tom');
+  const requestedUrl = new URL('https://example.com/t');
+  const both = extractBoth(tags, base, { requestedUrl });
+  assert.equal(both.og, extractMetadata(tags, 'og', base, { requestedUrl }));
+  assert.equal(both.twitter, extractMetadata(tags, 'twitter', base, { requestedUrl }));
+  assert.is.not(both.og.title, both.twitter.title);
+  // The raw maps are one object each, kept once in the cache.
+  assert.ok(both.og.og === both.twitter.og && both.og.twitter === both.twitter.twitter);
 });
 
 test('first non-empty og:image and falls-through from the repeated-keys fixture', async () => {
