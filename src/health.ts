@@ -9,6 +9,8 @@ export interface HealthSources {
   redisUp: () => boolean | null;
   fetchesInFlight: () => number;
   fetchesQueued: () => number;
+  /** The resolver's last 30 s (fetch/dns-window.ts holds the `degraded` rule). */
+  dns: () => { queries: number; timeouts: number; degraded: boolean; cachedNames: number };
 }
 
 /** An event loop this late at the 99th percentile is not healthy, whatever else is. */
@@ -46,13 +48,16 @@ export class HealthMonitor {
     const delay = { p99: Math.max(now.p99, this.last.p99), max: Math.max(now.max, this.last.max) };
     const redisUp = this.sources.redisUp();
     const redis = redisUp === null ? 'not_configured' : redisUp ? 'ok' : 'down';
-    const status = this.stopping ? 'stopping' : redis === 'down' || delay.p99 > LAGGING_P99_MS ? 'degraded' : 'ok';
+    const dns = this.sources.dns();
+    const degraded = redis === 'down' || delay.p99 > LAGGING_P99_MS || dns.degraded;
+    const status = this.stopping ? 'stopping' : degraded ? 'degraded' : 'ok';
     return {
       status,
       redis,
       event_loop_delay_ms: delay,
       upstream_fetches: { in_flight: this.sources.fetchesInFlight(), queued: this.sources.fetchesQueued() },
       uptime_s: Math.round((performance.now() - this.startedAt) / 1000),
+      dns: { queries: dns.queries, timeouts: dns.timeouts, cached_names: dns.cachedNames },
     };
   }
 
