@@ -48,6 +48,8 @@ export interface ResolverOptions {
   /** host[:port] entries (IPv6 in brackets); null: the system's resolvers (/etc/resolv.conf). */
   servers: readonly string[] | null;
   observer?: DnsObserver;
+  /** Distinct names asked at once (default DNS_CACHE.maxPending). */
+  maxPending?: number;
 }
 
 /** An error carrying Node's dns error code (ENOTFOUND, ENODATA, ESERVFAIL, ETIMEOUT, …) and the name. */
@@ -97,7 +99,7 @@ export class DnsResolver {
       return inFlight;
     }
     if (this.closed) return Promise.reject(dnsError('ECANCELLED', hostname));
-    if (this.pending.size >= DNS_CACHE.maxPending) return Promise.reject(dnsError('EDNSOVERLOAD', hostname));
+    if (this.pending.size >= (this.options.maxPending ?? DNS_CACHE.maxPending)) return Promise.reject(dnsError('EDNSOVERLOAD', hostname));
 
     this.options.observer?.onCache?.('miss');
     const query = this.query(name).finally(() => this.pending.delete(name));
