@@ -56,6 +56,8 @@ export interface AppDeps {
   proxy?: ImageProxy;
   /** Replaces the default enrichment steps (safety tags; image and favicon probes). */
   enrichers?: Enricher[];
+  /** Resolve image and icon hosts while the head downloads (default on when images are probed). */
+  prefetchImageHosts?: boolean;
 }
 
 export interface App {
@@ -121,6 +123,12 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       enrichers,
       onCache: (outcome) => metrics.cache.inc({ outcome }),
       onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
+      // A failed prefetch is remembered by the resolver; the probe reports it, not this. Not when
+      // a test resolves names with its own lookup (the resolver would ask the system's nameservers).
+      prefetchHost:
+        config.probeImages && deps.prefetchImageHosts !== false && !deps.fetch?.lookup
+          ? (host) => void resolver.resolve(host).catch(() => {})
+          : undefined,
     });
 
   const router = await createRouter(createHandlers({
