@@ -15,6 +15,8 @@ export interface Config {
   rateLimitMax: number;
   rateLimitWindowMs: number;
   redisUrl: string | null;
+  /** Longest a Redis operation may take; past it the instance falls back to its memory stores. */
+  redisTimeoutMs: number;
 
   /** Lets upstream fetches reach loopback and private ranges: local development and tests only. */
   allowPrivateNetworks: boolean;
@@ -84,6 +86,8 @@ export function loadConfig(env: Env = {}): Config {
     rateLimitMax: read.int('RATE_LIMIT_MAX', 20, { min: 0 }),
     rateLimitWindowMs: read.int('RATE_LIMIT_WINDOW_MS', 10_000, { min: 1 }),
     redisUrl: read.redisUrlOrNull('REDIS_URL'),
+    // Redis answers in well under a millisecond on a local network; 250 ms is a stall, not load.
+    redisTimeoutMs: read.int('REDIS_TIMEOUT_MS', 250, { min: 1 }),
 
     allowPrivateNetworks: read.bool('ALLOW_PRIVATE_NETWORKS', false),
     fetchTimeoutMs: read.int('FETCH_TIMEOUT_MS', 8_000, { min: 1 }),
