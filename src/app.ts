@@ -81,9 +81,10 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const sources = {
     fetchesInFlight: () => fetcher.limiter.inFlight,
     fetchesQueued: () => fetcher.limiter.queued,
+    fetchesCapped: () => fetcher.limiter.capped,
   };
   const metrics = new Metrics(sources);
-  const health = new HealthMonitor({ ...sources, redisUp: () => (failover ? !failover.degraded && redis!.status === 'ready' : null) });
+  const health = new HealthMonitor({ fetchSlots: fetcher.limiter, redisUp: () => (failover ? !failover.degraded && redis!.status === 'ready' : null) });
   const safeFetch = instrumented(fetcher.safeFetch, metrics);
   const safety: SafetyCheck = createSafetyCheck(config, {
     logger,

@@ -32,6 +32,9 @@ export interface Config {
   /** Upstream fetches in flight per instance, and how many more may wait for a slot. */
   maxConcurrentFetches: number;
   fetchQueueMax: number;
+  /** Fair shares of those slots: per client IP (IPv6: per /64) and per destination; 0 disables. */
+  maxFetchesPerClient: number;
+  maxFetchesPerHost: number;
   /** Extra PEM CA certificate(s) trusted for upstream TLS, beside the system roots. */
   upstreamCaFile: string | null;
 
@@ -98,6 +101,10 @@ export function loadConfig(env: Env = {}): Config {
     userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
     maxConcurrentFetches: read.int('MAX_CONCURRENT_FETCHES', 64, { min: 1 }),
     fetchQueueMax: read.int('FETCH_QUEUE_MAX', 256, { min: 0 }),
+    // An eighth and a quarter of the default 64 slots: it takes eight clients with slow pages, or
+    // four slow destinations, to fill the instance; one client's burst of previews still runs 8 at once.
+    maxFetchesPerClient: read.int('MAX_FETCHES_PER_CLIENT', 8, { min: 0 }),
+    maxFetchesPerHost: read.int('MAX_FETCHES_PER_HOST', 16, { min: 0 }),
     upstreamCaFile: read.stringOrNull('UPSTREAM_CA_FILE'),
 
     cacheTtlMs: read.int('CACHE_TTL_MS', 12 * 60 * 60 * 1000, { min: 0 }),

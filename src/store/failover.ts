@@ -83,10 +83,15 @@ export class Failover {
   }
 }
 
-/** `work`, or a StoreDeadline after `ms`; a late settlement of `work` is ignored. */
+/**
+ * `work`, or a StoreDeadline after `ms`; a late settlement of `work` is ignored. When the timer
+ * fires, the verdict waits for the rest of that event-loop turn (setImmediate runs after the
+ * poll phase): if our own loop was busy past the deadline, a reply already sitting in the socket
+ * is read first, so a lagging instance does not take a prompt Redis for a silent one.
+ */
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new StoreDeadline(ms)), ms);
+    const timer = setTimeout(() => setImmediate(() => reject(new StoreDeadline(ms))), ms);
     work.then(
       (value) => {
         clearTimeout(timer);

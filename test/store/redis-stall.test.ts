@@ -84,7 +84,7 @@ stall('a Redis that goes silent with no traffic at all is noticed by the backgro
   }
 });
 
-stall('ioredis itself gives up on a command at the deadline (commandTimeout)', async ({ proxy, redis }) => {
+stall('ioredis itself rejects a command nobody answers, as a backstop (commandTimeout, at least 1 s)', async ({ proxy, redis }) => {
   proxy.freeze();
   const started = performance.now();
   const err = await redis.get('stall:x').then(
@@ -93,7 +93,8 @@ stall('ioredis itself gives up on a command at the deadline (commandTimeout)', a
   );
   assert.ok(err, 'the command is rejected');
   assert.match(err!.message, /timed out/i);
-  assert.ok(performance.now() - started < DEADLINE_MS + 1000);
+  const waited = performance.now() - started;
+  assert.ok(waited >= 990 && waited < 3000, `rejected after ${waited.toFixed(0)} ms`);
 });
 
 stall.run();
