@@ -1,19 +1,19 @@
 // Clients of the generated fetch SDK, made to fail clearly: a client needs the absolute URL of a
 // LinkPeek service (the generated default has none, and in Node a request then dies with "Failed
-// to parse URL from /v1/metadata"), and `throwOnError` throws LinkPeekError instances instead of
+// to parse URL from /v1/metadata"), and `throwOnError` throws LinkPeekHttpError instances instead of
 // the bare parsed body the generated client throws.
 
 import { client as defaultClient } from '../generated/client.gen.js';
 import { createClient as createGeneratedClient, type Client, type Config } from '../generated/client/index.js';
-import { LinkPeekError } from './errors.js';
+import { LinkPeekHttpError } from './errors.js';
 
 /** The client operations use when given none: set its base URL with `client.setConfig({ baseUrl })`. */
-export const client: Client = withLinkPeekErrors(defaultClient);
+export const client: Client = withLinkPeekHttpErrors(defaultClient);
 
 /** A client of the LinkPeek service at `baseUrl`, e.g. `createClient({ baseUrl: 'https://linkpeek.example' })`. */
 export function createClient(config: Config & { baseUrl: string }): Client {
   checkBaseUrl(config?.baseUrl);
-  return withLinkPeekErrors(createGeneratedClient(config));
+  return withLinkPeekHttpErrors(createGeneratedClient(config));
 }
 
 /** Throws a TypeError naming the problem when `baseUrl` is not an absolute http(s) URL. */
@@ -31,11 +31,11 @@ export function checkBaseUrl(baseUrl: unknown): asserts baseUrl is string {
   }
 }
 
-function withLinkPeekErrors(target: Client): Client {
+function withLinkPeekHttpErrors(target: Client): Client {
   // Error interceptors see every error body (and fetch's own errors, with no response); what they
   // return is what the call returns in `error`, or throws. Only thrown answers are wrapped.
   target.interceptors.error.use((error, response, request, options) =>
-    options.throwOnError && response ? new LinkPeekError(error, response, request) : error,
+    options.throwOnError && response ? new LinkPeekHttpError(error, response, request) : error,
   );
   return target;
 }

@@ -4,8 +4,8 @@
 // (a TypeError for a network failure, a DOMException for an abort or a timeout).
 
 /** An error answer of the service, thrown by an operation called with `throwOnError: true`. */
-export class LinkPeekError<TBody = unknown> extends Error {
-  override readonly name = 'LinkPeekError';
+export class LinkPeekHttpError<TBody = unknown> extends Error {
+  override readonly name = 'LinkPeekHttpError';
   /** The HTTP status, e.g. 422 when the page could not be fetched. */
   readonly status: number;
   /** The error body as the service sent it (parsed JSON, or the text when it is not JSON). */

@@ -4,7 +4,7 @@
 // request that got no answer.
 
 export { client, createClient } from './client.js';
-export { LinkPeekError } from './errors.js';
+export { LinkPeekHttpError } from './errors.js';
 export { getComponent, getHealth, getMetadata, getMetrics, getOpenApiDocument, getShowcase, proxyImage } from './operations.js';
 export type { Result, ResultOf } from './operations.js';
 export type { Client, Config } from '../generated/client/index.js';

@@ -18,7 +18,7 @@ export type Result<TData, TError> =
   | { data: undefined; error: TError; request: Request; response: Response }
   | { data: undefined; error: Error; request: Request; response: undefined };
 
-/** With `throwOnError: true` the call resolves only with data; see LinkPeekError for what it throws. */
+/** With `throwOnError: true` the call resolves only with data; see LinkPeekHttpError for what it throws. */
 export type ResultOf<TData, TError, ThrowOnError extends boolean> = ThrowOnError extends true
   ? { data: TData; request: Request; response: Response }
   : Result<TData, TError>;

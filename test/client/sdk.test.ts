@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 // The SDK's source (client/): what the linkpeek-client package compiles; package.test.ts installs the packed package.
-import { client as defaultClient, createClient, getHealth, getMetadata, LinkPeekError, proxyImage } from '../../client/index.js';
+import { client as defaultClient, createClient, getHealth, getMetadata, LinkPeekHttpError, proxyImage } from '../../client/index.js';
 import { startService, type Service } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { checkAnswers } from './contract-interceptor.js';
@@ -62,16 +62,16 @@ test('no answer at all (connection refused): `error` is the TypeError fetch thre
   assert.ok(result.request instanceof Request);
 });
 
-test('throwOnError: an error answer is thrown as a LinkPeekError (an Error) carrying status, body and response', async () => {
+test('throwOnError: an error answer is thrown as a LinkPeekHttpError (an Error) carrying status, body and response', async () => {
   const client = checkAnswers(createClient({ baseUrl: svc.baseUrl, throwOnError: true }));
   const thrown = await getMetadata({ client, query: { url: 'ftp://example.com/' }, throwOnError: true }).then(
     () => assert.unreachable('a 400 must throw'),
     (err: unknown) => err,
   );
   assert.instance(thrown, Error);
-  assert.instance(thrown, LinkPeekError);
-  const error = thrown as LinkPeekError;
-  assert.is(error.name, 'LinkPeekError');
+  assert.instance(thrown, LinkPeekHttpError);
+  const error = thrown as LinkPeekHttpError;
+  assert.is(error.name, 'LinkPeekHttpError');
   assert.is(error.status, 400);
   assert.is(error.response.status, 400);
   assert.equal(error.body, {
@@ -90,7 +90,7 @@ test('throwOnError: no answer at all rejects with the TypeError fetch threw', as
     (err: unknown) => err,
   );
   assert.instance(thrown, TypeError);
-  assert.not.instance(thrown, LinkPeekError);
+  assert.not.instance(thrown, LinkPeekHttpError);
 });
 
 test('a missing or relative baseUrl is refused with a message saying what to pass', async () => {

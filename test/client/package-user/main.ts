@@ -1,7 +1,7 @@
 // A client app using the packed linkpeek-client, type-checked under strict settings by
 // package.test.ts (which writes BASE_URL and PAGE_URL into config.ts beside this file) and then
 // run with node. It prints one JSON line of what it saw.
-import { createClient, getHealth, getMetadata, LinkPeekError, type ApiError, type Metadata, type ValidationError } from 'linkpeek-client';
+import { createClient, getHealth, getMetadata, LinkPeekHttpError, type ApiError, type Metadata, type ValidationError } from 'linkpeek-client';
 // @ts-expect-error the schema type is ApiError: the package exports no `Error` to shadow the built-in
 import type { Error as Shadowing } from 'linkpeek-client';
 import { BASE_URL, CLOSED_URL, PAGE_URL } from './config.js';
@@ -33,7 +33,7 @@ if (offline.response === undefined) {
 try {
   await getMetadata({ client, query: { url: 'ftp://example.com/' }, throwOnError: true });
 } catch (err) {
-  if (err instanceof LinkPeekError) {
+  if (err instanceof LinkPeekHttpError) {
     const builtIn: Error = err;
     seen.thrown = { isError: builtIn instanceof Error, status: err.status, message: err.message };
   }
