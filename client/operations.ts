@@ -23,11 +23,12 @@ export type ResultOf<TData, TError, ThrowOnError extends boolean> = ThrowOnError
   ? { data: TData; request: Request; response: Response }
   : Result<TData, TError>;
 
-type Operation<TData extends TDataShape, TResponses, TErrors = {}> = <ThrowOnError extends boolean = false>(
+// Operations the contract lists no error body for may still answer one (a 429, a 500): typed unknown.
+type Operation<TData extends TDataShape, TResponses, TErrors = { default: unknown }> = <ThrowOnError extends boolean = false>(
   ...options: {} extends Omit<TData, 'url'> ? [options?: Options<TData, ThrowOnError>] : [options: Options<TData, ThrowOnError>]
 ) => Promise<ResultOf<TResponses[keyof TResponses], TErrors[keyof TErrors], ThrowOnError>>;
 
-function operation<TData extends TDataShape, TResponses, TErrors = {}>(
+function operation<TData extends TDataShape, TResponses, TErrors = { default: unknown }>(
   call: (options: Options<TData, boolean>) => Promise<unknown>,
 ): Operation<TData, TResponses, TErrors> {
   const checked = async (options: Options<TData, boolean> = {} as Options<TData, boolean>) => {
