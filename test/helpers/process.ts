@@ -55,7 +55,11 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
       }
     });
     void exited.then((code) => reject(new Error(`service exited (${code}) before listening: ${stderr}`)));
-    setTimeout(() => reject(new Error(`service did not listen within 20 s: ${stderr}`)), 20_000).unref();
+    setTimeout(() => {
+      // Not left running to hold the test file open: npm passes SIGTERM on to the service.
+      child.kill(entry === 'npm start' ? 'SIGTERM' : 'SIGKILL');
+      reject(new Error(`service did not listen within 20 s: ${stderr}`));
+    }, 20_000).unref();
   });
   return {
     baseUrl: `http://127.0.0.1:${port}`,
