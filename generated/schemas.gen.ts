@@ -2,25 +2,27 @@
 
 export const MetadataSchema = {
     type: 'object',
-    description: 'One normalized link preview of a page.',
+    description: 'One normalized link preview of a page. Every field is always present in an answer of the\nservice; a field with nothing found is null (or an empty array or map).\n',
     required: [
+        'title',
+        'description',
         'url',
         'image',
+        'type',
         'favicon',
         'og',
-        'twitter'
+        'twitter',
+        'safety_tags'
     ],
     properties: {
         title: {
             type: 'string',
             nullable: true,
-            default: null,
             description: 'Title from the preferred family (`og:title` or `twitter:title`), then the HTML `<title>` element. Null if none is found.'
         },
         description: {
             type: 'string',
             nullable: true,
-            default: null,
             description: 'Description from the preferred family (`og:description` or `twitter:description`), then `<meta name=description>`. Null if none is found.'
         },
         url: {
@@ -34,7 +36,6 @@ export const MetadataSchema = {
         type: {
             type: 'string',
             nullable: true,
-            default: null,
             description: 'From `og:type` or `twitter:card`, per preference (for example website, article, summary_large_image).'
         },
         favicon: {
@@ -57,7 +58,6 @@ export const MetadataSchema = {
         safety_tags: {
             type: 'array',
             description: 'Safety labels for the URL. Empty when no tag applies or when the safety lookup fails.',
-            default: [],
             items: {
                 $ref: '#/components/schemas/SafetyTag'
             }
@@ -67,39 +67,41 @@ export const MetadataSchema = {
 
 export const ImageMetadataSchema = {
     type: 'object',
-    description: 'An image (preview image or favicon). Image analysis is best effort.',
+    description: 'An image (preview image or favicon). Image analysis is best effort: `url` can be set while\nthe other fields are null. `cors_safe` is absent when it is not known (probing is off, or the\nprobe failed or ran out of time).\n',
+    required: [
+        'url',
+        'type',
+        'width',
+        'height',
+        'size'
+    ],
     properties: {
         url: {
             type: 'string',
             format: 'uri',
             nullable: true,
-            default: null,
             description: 'Absolute image URL. Null when no suitable image is found.'
         },
         type: {
             type: 'string',
             nullable: true,
-            default: null,
             description: 'MIME type of the image. Derived primarily from `og:image:type`.'
         },
         width: {
             type: 'number',
             nullable: true,
-            default: null,
             minimum: 0,
             description: 'Width in pixels. Derived primarily from `og:image:width`.'
         },
         height: {
             type: 'number',
             nullable: true,
-            default: null,
             minimum: 0,
             description: 'Height in pixels. Derived primarily from `og:image:height`.'
         },
         size: {
             type: 'number',
             nullable: true,
-            default: null,
             minimum: 0,
             description: 'Size in bytes. Taken from the `og:image:size` tag when present, otherwise null.'
         },
@@ -120,7 +122,7 @@ export const SafetyTagSchema = {
     ]
 } as const;
 
-export const ErrorSchema = {
+export const ApiErrorSchema = {
     type: 'object',
     description: 'JSON error body.',
     required: [

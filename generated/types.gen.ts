@@ -5,17 +5,19 @@ export type ClientOptions = {
 };
 
 /**
- * One normalized link preview of a page.
+ * One normalized link preview of a page. Every field is always present in an answer of the
+ * service; a field with nothing found is null (or an empty array or map).
+ *
  */
 export type Metadata = {
     /**
      * Title from the preferred family (`og:title` or `twitter:title`), then the HTML `<title>` element. Null if none is found.
      */
-    title?: string | null;
+    title: string | null;
     /**
      * Description from the preferred family (`og:description` or `twitter:description`), then `<meta name=description>`. Null if none is found.
      */
-    description?: string | null;
+    description: string | null;
     /**
      * Canonical or representative URL. Order: preferred family (`og:url` or `twitter:url`), then `<link rel=canonical>`, then the originally requested URL. Always absolute.
      */
@@ -24,7 +26,7 @@ export type Metadata = {
     /**
      * From `og:type` or `twitter:card`, per preference (for example website, article, summary_large_image).
      */
-    type?: string | null;
+    type: string | null;
     favicon: ImageMetadata;
     /**
      * Every Open Graph (`og:*`) meta tag on the page. Keys are tag names, values are the raw content attributes.
@@ -41,33 +43,36 @@ export type Metadata = {
     /**
      * Safety labels for the URL. Empty when no tag applies or when the safety lookup fails.
      */
-    safety_tags?: Array<SafetyTag>;
+    safety_tags: Array<SafetyTag>;
 };
 
 /**
- * An image (preview image or favicon). Image analysis is best effort.
+ * An image (preview image or favicon). Image analysis is best effort: `url` can be set while
+ * the other fields are null. `cors_safe` is absent when it is not known (probing is off, or the
+ * probe failed or ran out of time).
+ *
  */
 export type ImageMetadata = {
     /**
      * Absolute image URL. Null when no suitable image is found.
      */
-    url?: string | null;
+    url: string | null;
     /**
      * MIME type of the image. Derived primarily from `og:image:type`.
      */
-    type?: string | null;
+    type: string | null;
     /**
      * Width in pixels. Derived primarily from `og:image:width`.
      */
-    width?: number | null;
+    width: number | null;
     /**
      * Height in pixels. Derived primarily from `og:image:height`.
      */
-    height?: number | null;
+    height: number | null;
     /**
      * Size in bytes. Taken from the `og:image:size` tag when present, otherwise null.
      */
-    size?: number | null;
+    size: number | null;
     /**
      * True when the image response carries permissive CORS headers, so browser scripts can fetch it cross-origin. False or absent means direct browser access may be blocked.
      */
@@ -85,7 +90,7 @@ export type SafetyTag = 'adult' | 'security_threat' | 'suspicious_domain';
 /**
  * JSON error body.
  */
-export type Error = {
+export type ApiError = {
     /**
      * HTTP status code of the error.
      */
@@ -206,19 +211,19 @@ export type GetMetadataErrors = {
     /**
      * The URL is valid but the target page could not be fetched or processed.
      */
-    422: Error;
+    422: ApiError;
     /**
      * Per-IP rate limit reached; wait `Retry-After` seconds before retrying.
      */
-    429: Error;
+    429: ApiError;
     /**
      * Unexpected server error.
      */
-    500: Error;
+    500: ApiError;
     /**
      * This instance has too many upstream fetches in flight and queued; retry after `Retry-After` seconds.
      */
-    503: Error;
+    503: ApiError;
 };
 
 export type GetMetadataError = GetMetadataErrors[keyof GetMetadataErrors];

@@ -95,7 +95,7 @@ export function showcaseHtml(defaultUrl: string): string {
 <pre><code>curl '<span data-origin></span>/v1/metadata?url=<span data-page-query>${encodeURIComponent(defaultUrl).replace(/'/g, '%27')}</span>'</code></pre>
 
 <h2>SDK (TypeScript)</h2>
-<pre><code>import { createClient, getMetadata } from 'linkpeek/client';
+<pre><code>import { createClient, getMetadata } from 'linkpeek-client';
 
 const client = createClient({ baseUrl: '<span data-origin></span>' });
 const { data, error } = await getMetadata({ client, query: { url: '<span data-page>${url}</span>' } });

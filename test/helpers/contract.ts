@@ -53,9 +53,9 @@ export function assertContract(res: ReceivedResponse): void {
   const item = doc.paths[res.path];
   let response: Json | undefined;
   if (!item) {
-    // Unknown paths: 404 with an Error body (openapi.yaml info.description).
+    // Unknown paths: 404 with an ApiError body (openapi.yaml info.description).
     if (res.status !== 404) problems.push('an undocumented path must answer 404');
-    response = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    response = { content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } } };
   } else {
     const op = item[res.method.toLowerCase() === 'head' ? 'get' : res.method.toLowerCase()];
     if (!op) problems.push(`method ${res.method} is not documented`);
