@@ -1,41 +1,39 @@
 // Every way an upstream fetch can fail becomes one of three typed errors (STYLE.md 4): FetchTimeout
-// when the deadline passed, Overloaded from the limiter, FetchFailed for all the rest. FetchFailed
-// has one public message whatever happened (a refused port and a blocked address look the same to
-// the caller: no port scanning through us); `reason` names the cause for logs.
+// when the deadline passed, Overloaded from the limiter, FetchFailed for all the rest. Each carries
+// the failure the caller is told (fetch-failure.ts: a blocked address reads like any unreachable
+// site) and, in `reason`, the detail for logs.
 
 import { FetchFailed, FetchTimeout, LinkPeekError } from '../errors.js';
 import { BlockedAddressError } from './address.js';
+import { classifyNetworkError, failures, findInChain } from './fetch-failure.js';
 import type { FetchLifetime } from './lifetime.js';
 
 /** Which part of the exchange failed; prefixes the logged reason. */
 export type FetchStage = 'request' | 'body';
 
-export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLifetime): LinkPeekError {
+/** `hostname`: the host being fetched, named in the message when its name does not resolve. */
+export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLifetime, hostname: string): LinkPeekError {
   // The deadline wins over whatever error the abort caused downstream (premature close, reset).
   if (lifetime.timedOut) {
-    return err instanceof FetchTimeout ? err : new FetchTimeout(`deadline of ${lifetime.deadlineMs} ms passed during ${stage}`, { cause: err });
+    return err instanceof FetchTimeout ? err : new FetchTimeout(`deadline of ${lifetime.deadlineMs} ms passed during ${stage}`, { cause: err, deadlineMs: lifetime.deadlineMs });
   }
   if (err instanceof LinkPeekError) return err;
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new FetchTimeout(`${stage}: ${code}`, { cause: err });
+    return new FetchTimeout(`${stage}: ${code}`, { cause: err, deadlineMs: lifetime.deadlineMs });
   }
   if (lifetime.callerAborted) return new FetchFailed('aborted by the caller', { cause: err });
   const blocked = findBlocked(err);
-  if (blocked) return new FetchFailed(`blocked address: ${blocked.hostname} → ${blocked.address} (${blocked.why})`, { cause: err });
-  return new FetchFailed(`${stage}: ${describe(err)}`, { cause: err });
+  if (blocked) {
+    const detail = `blocked address: ${blocked.hostname} → ${blocked.address} (${blocked.why})`;
+    return new FetchFailed(detail, { cause: err, failure: failures.unreachable() });
+  }
+  return new FetchFailed(`${stage}: ${describe(err)}`, { cause: err, failure: classifyNetworkError(err, hostname) });
 }
 
 /** The guard's error, wherever undici or net wrapped it (cause chain, AggregateError of Happy Eyeballs). */
-export function findBlocked(err: unknown, depth = 0): BlockedAddressError | null {
-  if (err instanceof BlockedAddressError) return err;
-  if (depth > 4 || typeof err !== 'object' || err === null) return null;
-  const inner = err instanceof AggregateError ? err.errors : [(err as { cause?: unknown }).cause];
-  for (const e of inner) {
-    const found = findBlocked(e, depth + 1);
-    if (found) return found;
-  }
-  return null;
+export function findBlocked(err: unknown): BlockedAddressError | null {
+  return findInChain(err, (e) => e instanceof BlockedAddressError) as BlockedAddressError | null;
 }
 
 function describe(err: unknown): string {

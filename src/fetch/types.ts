@@ -23,6 +23,11 @@ export interface SafeFetchResponse {
    * Every chunk is fresh memory, never changed after it was yielded (callers may keep it).
    */
   body: AsyncIterable<Uint8Array>;
+  /**
+   * Time the connection of this response took to set up: its name lookup and its connect (TCP and
+   * TLS). null when unmeasured or when the response came over a connection opened before.
+   */
+  timings?: { dnsMs: number | null; connectMs: number | null };
   /** True once the body stopped at maxBytes. */
   readonly truncated: boolean;
   /** Decoded bytes read so far. */
