@@ -348,7 +348,10 @@ export type GetDocsFileData = {
         'If-None-Match'?: string;
     };
     path: {
-        file: 'init.js' | 'swagger-ui.css' | 'swagger-ui-bundle.js';
+        /**
+         * One of `init.js`, `swagger-ui.css`, `swagger-ui-bundle.js`; any other name is answered 404.
+         */
+        file: string;
     };
     query?: never;
     url: '/docs/{file}';

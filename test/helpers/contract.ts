@@ -63,7 +63,9 @@ export function assertContract(res: ReceivedResponse): void {
   const where = `${res.method} ${res.path} → ${res.status}`;
   const item = pathItem(res.path);
   let response: Json | undefined;
-  const errorBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  // The endpoint's own error body: the proxy speaks ProxyError (openapi.yaml info.description).
+  const errorSchema = res.path === '/v1/cors-proxy' ? 'ProxyError' : 'Error';
+  const errorBody = { content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorSchema}` } } } };
   const op = item?.[res.method.toLowerCase() === 'head' ? 'get' : res.method.toLowerCase()];
   if (!item) {
     // Unknown paths: 404 with an Error body (openapi.yaml info.description).
