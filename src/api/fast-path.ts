@@ -16,7 +16,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { carriesOurVia } from '../fetch/policy.js';
 import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
 import { clientIp } from './client-ip.js';
-import { preferredCoding, pick, type CodedBodies, type Coding } from './content-coding.js';
+import { codedBody, preferredCoding, type CodedBodies, type Coding } from './content-coding.js';
 import { CORS_HEADERS, NOSNIFF } from './cors.js';
 import { METADATA_CACHE_CONTROL } from './handlers.js';
 import { handOverCounted, rateLimitHeaders } from './rate-limit.js';
@@ -58,7 +58,7 @@ function hitHeaders(coding: Coding | null): Record<string, string> {
 export function withFastPath({ responses, limiter, trustProxy, logRequest, onHit }: FastPathDeps, full: RequestListener): RequestListener {
   function answer(req: IncomingMessage, res: ServerResponse, bodies: CodedBodies, started: number, ip: string, decision: RateDecision | null): void {
     const reqId = newRequestId();
-    const { body, coding } = pick(bodies, preferredCoding(req.headers['accept-encoding']));
+    const { body, coding } = codedBody(bodies, preferredCoding(req.headers['accept-encoding']));
     res.writeHead(200, {
       'X-Request-Id': reqId,
       ...HIT_HEADERS[coding],

@@ -10,7 +10,7 @@
 import type { Context, Next } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
-import { compressNow, pick, preferredCoding, type CodedBodies } from './content-coding.js';
+import { codedBody, lazyBodies, preferredCoding, type CodedBodies } from './content-coding.js';
 
 export const CACHED_PATH = '/v1/metadata';
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -56,7 +56,9 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
   const cache = new LRUCache<string, CodedBodies>({
     max: options.maxEntries,
     maxSize: options.maxBytes,
-    sizeCalculation: (bodies, key) => Math.max(1, bodies.identity.length + (bodies.gzip?.length ?? 0) + (bodies.br?.length ?? 0) + Buffer.byteLength(key)),
+    // Counted when stored, before any compressed form exists: room for them is reserved as much
+    // again as the JSON (gzip and brotli of a metadata answer each take a third of it or less).
+    sizeCalculation: (bodies, key) => Math.max(1, 2 * bodies.identity.length + Buffer.byteLength(key)),
     ttl: options.ttlMs,
     // An expired answer is never served: the next request takes the full path and refreshes it.
     allowStale: false,
@@ -68,8 +70,8 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     if (ctx.status !== 200 || !isJsonObject(ctx.body)) return;
     // Encoded once here and sent as these bytes; Koa would have stringified the same way
     // (JSON.stringify, no spacing), so a hit and the miss before it answer identical bytes.
-    // Compressed here, once, so that the fast path only picks a stored form for each hit.
-    const bodies = compressNow(Buffer.from(JSON.stringify(ctx.body)));
+    // Each compressed form is made once, for the first client that asks for it, and kept.
+    const bodies = lazyBodies(Buffer.from(JSON.stringify(ctx.body)));
     sendCoded(ctx, bodies);
     // A handler that knows its extraction expires sooner says so (ctx.state.cacheTtlMs, ms left);
     // otherwise the answer lives CACHE_TTL_MS from now, as the extraction stored with it does.
@@ -89,7 +91,7 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
 
 /** Answers with the form of `bodies` the client accepts; caches in between keep one per coding. */
 function sendCoded(ctx: Context, bodies: CodedBodies): void {
-  const { body, coding } = pick(bodies, preferredCoding(ctx.get('Accept-Encoding')));
+  const { body, coding } = codedBody(bodies, preferredCoding(ctx.get('Accept-Encoding')));
   ctx.body = body;
   ctx.set('Content-Type', JSON_TYPE);
   ctx.vary('Accept-Encoding');

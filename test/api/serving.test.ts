@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { startService, type Service } from '../helpers/service.js';
-import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { respond, startUpstream, type Route, type Upstream } from '../helpers/upstream.js';
 
 // How answers are sent: compression (gzip, br) of stored answers and static files, ETag and 304
 // for component.js, 405 with Allow, nosniff on JSON, Server-Timing on /v1/metadata.
@@ -27,8 +27,8 @@ serving.after(async (ctx) => {
   await ctx.up.close();
 });
 
-function slow() {
-  return async (_req: unknown, res: { writeHead(s: number, h: object): void; end(b: string): void }) => {
+function slow(): Route {
+  return async (_req, res) => {
     await new Promise((r) => setTimeout(r, 200));
     res.writeHead(200, html);
     res.end(SHORT);
