@@ -14,7 +14,6 @@ import { drip, endless, redirect, respond, stall, startUpstream, type Upstream }
 // be answered.
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
-// A private address reads like any site that cannot be reached: the API never tells them apart.
 const UNREACHABLE = { code: 422, message: 'The site could not be reached.', reason: 'unreachable' };
 const TIMED_OUT = { code: 422, message: 'The site did not answer within 1.5 s.', reason: 'timeout' };
 const q = (url: string) => `/v1/metadata?${new URLSearchParams({ url })}`;
@@ -239,8 +238,7 @@ self('a URL that points back at the service is refused by our Via, one level dee
     const inner = `${svc.baseUrl}/v1/metadata?url=${encodeURIComponent(`${svc.baseUrl}/v1/metadata?url=https://example.com/`)}`;
     const res = await svc.request(q(inner));
     assert.is(res.status, 422);
-    // The inner request was refused (422 fetch_loop): to the outer one, a site that answered 422.
-    assert.equal(res.json, { code: 422, message: 'The site answered 422.', reason: 'http_status' });
+    assert.equal(res.json, { code: 422, message: 'The site answered 422.', reason: 'http_status' }); // the inner one: fetch_loop
     const next = await svc.request('/v1/metadata?url=ftp://x');
     assert.is(next.status, 400);
   } finally {
