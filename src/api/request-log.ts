@@ -12,7 +12,7 @@ import { describeError } from '../errors.js';
 const LOGGED_URL_MAX = 512;
 
 /** Paths with a route label of their own; everything else is "other" (bounded label values). */
-const ROUTES: ReadonlySet<string> = new Set(['/v1/metadata', '/v1/cors-proxy', '/component.js', '/', '/openapi.yaml', '/healthz', '/metrics']);
+const ROUTES: ReadonlySet<string> = new Set(['/v1/metadata', '/v1/cors-proxy', '/component.js', '/', '/openapi.yaml', '/docs', '/healthz', '/metrics']);
 
 /** The status sent, or "cut": the headers left but the body did not arrive whole. */
 export type LoggedStatus = number | 'cut';
@@ -81,4 +81,3 @@ export function requestLog(logRequest: RequestLogger) {
     res.once('close', () => log(res.writableFinished ? ctx.status : 'cut', res.writableFinished ? undefined : (failure ?? 'client gone')));
   };
 }
-
