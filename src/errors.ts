@@ -27,6 +27,14 @@ export interface FieldProblem {
 
 export abstract class LinkPeekError extends Error {
   abstract readonly code: ErrorCode;
+  /**
+   * True when the failure is the target page's own (its host refused, timed out, answered 404...):
+   * the service may remember it for CACHE_FAILURE_TTL_MS and repeat it to everyone without
+   * fetching. False for every other error, notably those of our own saturation (Overloaded, a
+   * deadline spent waiting for a fetch slot, the resolver overloaded): they say nothing about the
+   * page, and the next request must try it afresh.
+   */
+  readonly pageFailure: boolean = false;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -71,30 +79,40 @@ export class RateLimited extends LinkPeekError {
 export class FetchFailed extends LinkPeekError {
   readonly code: ErrorCode = 'FETCH_FAILED';
   readonly failure: FetchFailure;
+  override readonly pageFailure: boolean;
   constructor(
     readonly reason: string,
-    options?: { cause?: unknown; failure?: FetchFailure },
+    options?: { cause?: unknown; failure?: FetchFailure; pageFailure?: boolean },
   ) {
     const failure = options?.failure ?? failures.unreachable();
     super(failure.message, options);
     this.failure = failure;
+    this.pageFailure = options?.pageFailure ?? true;
   }
 }
 
 /** The total deadline of one upstream fetch passed (connect, headers or body). */
 export class FetchTimeout extends FetchFailed {
   override readonly code: ErrorCode = 'FETCH_TIMEOUT';
-  constructor(reason: string, options: { cause?: unknown; deadlineMs: number }) {
-    const failure = failures.timeout(options.deadlineMs);
-    super(reason, 'cause' in options ? { cause: options.cause, failure } : { failure });
+  constructor(reason: string, options: { cause?: unknown; deadlineMs: number; pageFailure?: boolean }) {
+    const { deadlineMs, ...rest } = options;
+    super(reason, { ...rest, failure: failures.timeout(deadlineMs) });
   }
 }
 
-/** Too many upstream fetches in flight and queued on this instance. */
+/**
+ * Our own saturation: every fetch slot taken and the queue full, the client's or the
+ * destination's share taken and its queue full, the fetch deadline spent still waiting for a
+ * slot, or the resolver overloaded. Never the page's failure (pageFailure false). `reason` is
+ * for logs only.
+ */
 export class Overloaded extends LinkPeekError {
   readonly code = 'OVERLOADED';
-  constructor() {
-    super('The service is busy; retry in a second.');
+  constructor(
+    readonly reason = 'every fetch slot taken and the queue full',
+    options?: { cause?: unknown },
+  ) {
+    super('The service is busy; retry in a second.', options);
   }
 }
 

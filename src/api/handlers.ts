@@ -11,6 +11,7 @@ import type { HealthMonitor } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import { parseTarget } from '../fetch/target.js';
 import type { MetadataService } from '../metadata/service-types.js';
+import { clientIp } from './client-ip.js';
 import { OPENAPI_PATH, type Operations } from './router.js';
 import { ServerTiming } from './server-timing.js';
 import { StaticAsset } from '../assets/static-asset.js';
@@ -22,7 +23,13 @@ function assetNotFound(_c: ApiContext, ctx: Context): never {
 /** SPEC.md "GET /v1/metadata": a successful response may be cached for 12 hours. */
 export const METADATA_CACHE_CONTROL = 'public, max-age=43200';
 
-export type ImageProxy = (ctx: Context, target: URL) => Promise<void>;
+/** Answers `ctx` with the image at `target`, fetched on behalf of the client at IP `client`. */
+export type ImageProxy = (ctx: Context, target: URL, client?: string) => Promise<void>;
+
+/** The client's IP as the rate limiter saw it (api/rate-limit.ts): fetch slots are shared per client. */
+function requestingClient(ctx: Context): string {
+  return (ctx.state.clientIp as string | undefined) ?? clientIp(ctx.req, ctx.app.proxy);
+}
 
 export interface HandlerDeps {
   config: Config;
@@ -43,7 +50,7 @@ export function createHandlers({ config, metadata, proxy, health, metrics }: Han
       // allow_fallback is reserved and has no effect (SPEC.md).
       const timing = new ServerTiming();
       try {
-        ctx.body = await metadata.get(target, query.prefer ?? 'og', timing);
+        ctx.body = await metadata.get(target, query.prefer ?? 'og', requestingClient(ctx), timing);
         ctx.set('Cache-Control', METADATA_CACHE_CONTROL);
       } finally {
         // A 422 tells how long its failed fetch took, too.
@@ -54,7 +61,7 @@ export function createHandlers({ config, metadata, proxy, health, metrics }: Han
     async proxyImage(c: ApiContext, ctx: Context) {
       const query = c.request.query as unknown as NonNullable<ProxyImageData['query']>;
       const target = parseTarget(query.url, targetOptions);
-      await proxy(ctx, target);
+      await proxy(ctx, target, requestingClient(ctx));
     },
 
     // Served by the asset routes in front of the router (src/assets/routes.ts); what reaches

@@ -76,7 +76,9 @@ export class RedisExtractionStore implements ExtractionStore {
     private readonly redis: Redis,
     keyPrefix: string,
   ) {
-    this.prefix = `${keyPrefix}x:`;
+    // The number names what an entry may hold; it changes with that, so an entry written under
+    // older rules (a `url` that kept the requester's fragment) is never served.
+    this.prefix = `${keyPrefix}x2:`;
     this.claimPrefix = `${keyPrefix}claim:`;
   }
 

@@ -19,9 +19,10 @@ export interface RequestTiming {
 
 export interface MetadataService {
   /**
-   * Metadata of the page at `target`; throws FetchFailed / FetchTimeout / Overloaded. `timing`
-   * hears the cache outcome and, when this request fetched, how long each step took.
+   * Metadata of the page at `target`, fetched on behalf of the client at IP `client` (its fair
+   * share of fetch slots); throws FetchFailed / FetchTimeout / Overloaded. `timing` hears the
+   * cache outcome and, when this request fetched, how long each step took.
    */
-  get(target: URL, prefer: Prefer, timing?: RequestTiming): Promise<Metadata>;
+  get(target: URL, prefer: Prefer, client?: string, timing?: RequestTiming): Promise<Metadata>;
   close(): Promise<void>;
 }

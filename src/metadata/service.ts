@@ -17,6 +17,8 @@ import type { CacheOutcome, MetadataService, Prefer, RequestTiming } from './ser
 /** What an enricher sees and may fill in: both variants of one page, before they are cached. */
 export interface EnrichmentInput {
   target: URL;
+  /** The IP of the client whose request started this extraction: its fetches are charged to it. */
+  client: string | undefined;
   /** The final URL after redirects. */
   finalUrl: URL;
   /** The page's head tags; null for a response that is not HTML. */
@@ -79,7 +81,7 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
     if (timing) timing.cache = outcome;
   }
 
-  async function extract(target: URL, timing: RequestTiming | undefined): Promise<Extraction> {
+  async function extract(target: URL, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
     const key = extractionKey(target);
     if (!(await store.claim(key, claimTtlMs))) {
       const theirs = await awaitOtherInstance(key);
@@ -89,15 +91,15 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
       }
     }
     try {
-      return await extractHere(target, timing);
+      return await extractHere(target, client, timing);
     } finally {
       await store.release(key);
     }
   }
 
-  async function extractHere(target: URL, timing: RequestTiming | undefined): Promise<Extraction> {
+  async function extractHere(target: URL, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
     try {
-      const fresh = await fetchAndExtract(target, deps, timing);
+      const fresh = await fetchAndExtract(target, client, deps, timing);
       const enriching = performance.now();
       const allSettled = await runEnrichers(fresh, deps);
       timing?.step('enrich', performance.now() - enriching);
@@ -109,10 +111,11 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
       await store.set(extractionKey(target), value, config.cacheTtlMs);
       return value;
     } catch (err) {
-      // Failures are kept briefly so a dead host is not hammered; Overloaded and the unexpected
-      // are not failures of the page and are not cached.
-      if (err instanceof FetchFailed) {
-        const value: Extraction = { ok: false, code: err.code === 'FETCH_TIMEOUT' ? 'FETCH_TIMEOUT' : 'FETCH_FAILED', reason: err.reason, failure: err.failure };
+      // The page's own failures are kept briefly so a dead host is not hammered. Our saturation
+      // (Overloaded, a deadline spent waiting for a slot) and the unexpected say nothing about
+      // the page (LinkPeekError.pageFailure) and are not cached: the next request tries afresh.
+      if (err instanceof FetchFailed && err.pageFailure) {
+        const value: Extraction = { ok: false, code: err instanceof FetchTimeout ? 'FETCH_TIMEOUT' : 'FETCH_FAILED', reason: err.reason, failure: err.failure };
         await store.set(extractionKey(target), value, config.cacheFailureTtlMs);
         return value;
       }
@@ -121,7 +124,7 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
   }
 
   return {
-    async get(target: URL, prefer: Prefer, timing?: RequestTiming): Promise<Metadata> {
+    async get(target: URL, prefer: Prefer, client?: string, timing?: RequestTiming): Promise<Metadata> {
       const key = extractionKey(target);
       let extraction = await store.get(key);
       if (extraction) settle('hit', timing);
@@ -131,7 +134,8 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
         else {
           // Before extract() runs: it may find another instance's result and say 'shared'.
           settle('miss', timing);
-          pending = extract(target, timing).finally(() => inflight.delete(key));
+          // The fetch is charged to this client; those who join it while in flight share it free.
+          pending = extract(target, client, timing).finally(() => inflight.delete(key));
           inflight.set(key, pending);
         }
         extraction = await pending;
@@ -151,9 +155,9 @@ function isHtml(contentType: string): boolean {
   return contentType === '' || /\b(html|xhtml)\b/i.test(contentType);
 }
 
-async function fetchAndExtract(target: URL, { config, safeFetch }: MetadataServiceDeps, timing?: RequestTiming): Promise<EnrichmentInput> {
+async function fetchAndExtract(target: URL, client: string | undefined, { config, safeFetch }: MetadataServiceDeps, timing?: RequestTiming): Promise<EnrichmentInput> {
   const fetching = performance.now();
-  const res = await safeFetch(target, { maxBytes: config.maxPageBytes });
+  const res = await safeFetch(target, { maxBytes: config.maxPageBytes, client });
   const scanning = performance.now();
   timing?.step('dns', res.timings?.dnsMs);
   timing?.step('connect', res.timings?.connectMs);
@@ -169,7 +173,7 @@ async function fetchAndExtract(target: URL, { config, safeFetch }: MetadataServi
       const scan = await scanHead(res.body, { contentType, retainChunks: true });
       timing?.step('scan', performance.now() - scanning);
       if (scan.bytesConsumed === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });
-      return { target, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
+      return { target, client, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
     }
 
     // SPEC.md Metadata rule 2: not HTML, still the normalized object. An image URL describes
@@ -183,7 +187,7 @@ async function fetchAndExtract(target: URL, { config, safeFetch }: MetadataServi
       if (sniffed) meta.image = { url: finalUrl.href, type: sniffed.type, width: sniffed.width, height: sniffed.height, size: null };
       return meta;
     };
-    return { target, finalUrl, tags: null, og: make(), twitter: make() };
+    return { target, client, finalUrl, tags: null, og: make(), twitter: make() };
   } finally {
     res.close();
   }

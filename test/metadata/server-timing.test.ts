@@ -23,7 +23,7 @@ async function timingOf(timings: { dnsMs: number | null; connectMs: number | nul
   const service = createMetadataService({ config, safeFetch, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }), enrichers: [async () => {}] });
   try {
     const timing = new ServerTiming();
-    await service.get(up.url('/p'), 'og', timing);
+    await service.get(up.url('/p'), 'og', undefined, timing);
     return timing.header();
   } finally {
     await fetcher.close();
@@ -50,9 +50,9 @@ test('a hit of the extraction store says hit and nothing else', async () => {
   const fetcher = createSafeFetch(config);
   const service = createMetadataService({ config, safeFetch: fetcher.safeFetch, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
   try {
-    await service.get(up.url('/p'), 'og', new ServerTiming());
+    await service.get(up.url('/p'), 'og', undefined, new ServerTiming());
     const timing = new ServerTiming();
-    await service.get(up.url('/p'), 'twitter', timing);
+    await service.get(up.url('/p'), 'twitter', undefined, timing);
     assert.is(timing.header(), 'cache;desc=hit');
   } finally {
     await fetcher.close();
