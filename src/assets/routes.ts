@@ -28,7 +28,7 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
       const asset = await docs(ctx.path);
       if (!asset) return next();
       ctx.set('Content-Security-Policy', DOCS_CSP);
-      await asset.send(ctx);
+      asset.send(ctx);
       return;
     }
 
@@ -44,7 +44,7 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
         return;
       }
       if (component?.bytes !== bytes) component = new StaticAsset(bytes, { type: 'application/javascript; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL });
-      await component.send(ctx);
+      component.send(ctx);
       return;
     }
 
