@@ -137,6 +137,24 @@ export const ApiErrorSchema = {
         message: {
             type: 'string',
             description: 'Human-readable message.'
+        },
+        reason: {
+            type: 'string',
+            description: 'On a 422, what failed, for programs (the message says it for people). More values may\nbe added; treat an unknown one like `unreachable`.\n`http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.\n`timeout`: the site did not answer within the fetch deadline.\n`name_not_resolved`: the host name does not resolve (DNS).\n`too_many_redirects`: more redirects than the service follows.\n`redirect_loop`: a redirect came back to a URL already visited.\n`bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.\n`tls_certificate`: the site\'s TLS certificate is not valid.\n`connection_refused`: the site\'s address refused the connection.\n`unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).\n`empty_page`: the site answered with an empty body.\n`undecodable`: the body\'s content encoding could not be decoded.\n`fetch_loop`: the request came from LinkPeek itself.\n',
+            enum: [
+                'http_status',
+                'timeout',
+                'name_not_resolved',
+                'too_many_redirects',
+                'redirect_loop',
+                'bad_redirect',
+                'tls_certificate',
+                'connection_refused',
+                'unreachable',
+                'empty_page',
+                'undecodable',
+                'fetch_loop'
+            ]
         }
     }
 } as const;

@@ -99,6 +99,24 @@ export type ApiError = {
      * Human-readable message.
      */
     message: string;
+    /**
+     * On a 422, what failed, for programs (the message says it for people). More values may
+     * be added; treat an unknown one like `unreachable`.
+     * `http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.
+     * `timeout`: the site did not answer within the fetch deadline.
+     * `name_not_resolved`: the host name does not resolve (DNS).
+     * `too_many_redirects`: more redirects than the service follows.
+     * `redirect_loop`: a redirect came back to a URL already visited.
+     * `bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.
+     * `tls_certificate`: the site's TLS certificate is not valid.
+     * `connection_refused`: the site's address refused the connection.
+     * `unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).
+     * `empty_page`: the site answered with an empty body.
+     * `undecodable`: the body's content encoding could not be decoded.
+     * `fetch_loop`: the request came from LinkPeek itself.
+     *
+     */
+    reason?: 'http_status' | 'timeout' | 'name_not_resolved' | 'too_many_redirects' | 'redirect_loop' | 'bad_redirect' | 'tls_certificate' | 'connection_refused' | 'unreachable' | 'empty_page' | 'undecodable' | 'fetch_loop';
 };
 
 /**
@@ -178,6 +196,11 @@ export type Health = {
     };
 };
 
+/**
+ * The `ETag` of the copy the client holds; answered 304 while it is current.
+ */
+export type IfNoneMatch = string;
+
 export type GetMetadataData = {
     body?: never;
     path?: never;
@@ -209,7 +232,11 @@ export type GetMetadataErrors = {
      */
     400: ValidationError;
     /**
-     * The URL is valid but the target page could not be fetched or processed.
+     * The URL is valid but the target page could not be fetched or processed. `reason` says
+     * what failed (see the `ApiError` schema) and `message` says it in words. A name that
+     * resolves to an address LinkPeek may not fetch reads like any site that cannot be
+     * reached (`unreachable`).
+     *
      */
     422: ApiError;
     /**
@@ -291,6 +318,12 @@ export type ProxyImageResponse = ProxyImageResponses[keyof ProxyImageResponses];
 
 export type GetComponentData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/component.js';
@@ -321,8 +354,72 @@ export type GetShowcaseResponses = {
 
 export type GetShowcaseResponse = GetShowcaseResponses[keyof GetShowcaseResponses];
 
+export type GetDocsData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/docs';
+};
+
+export type GetDocsResponses = {
+    /**
+     * The reference page.
+     */
+    200: string;
+};
+
+export type GetDocsResponse = GetDocsResponses[keyof GetDocsResponses];
+
+export type GetDocsFileData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
+    path: {
+        /**
+         * One of `init.js`, `swagger-ui.css`, `swagger-ui-bundle.js`; any other name is answered 404.
+         */
+        file: string;
+    };
+    query?: never;
+    url: '/docs/{file}';
+};
+
+export type GetDocsFileErrors = {
+    /**
+     * No such file.
+     */
+    404: ApiError;
+};
+
+export type GetDocsFileError = GetDocsFileErrors[keyof GetDocsFileErrors];
+
+export type GetDocsFileResponses = {
+    /**
+     * The file.
+     */
+    200: string;
+};
+
+export type GetDocsFileResponse = GetDocsFileResponses[keyof GetDocsFileResponses];
+
 export type GetOpenApiDocumentData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/openapi.yaml';
@@ -368,6 +465,15 @@ export type GetMetricsData = {
     query?: never;
     url: '/metrics';
 };
+
+export type GetMetricsErrors = {
+    /**
+     * Metrics are served on METRICS_PORT, not here.
+     */
+    404: ApiError;
+};
+
+export type GetMetricsError = GetMetricsErrors[keyof GetMetricsErrors];
 
 export type GetMetricsResponses = {
     /**

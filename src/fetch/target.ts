@@ -15,6 +15,9 @@ export interface TargetOptions {
 
 const URL_PATH = ['query', 'url'];
 
+/** What a self-hoster needs to know when a local page is refused (README "Settings"). */
+const SELF_HOSTING_HINT = '; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true';
+
 // C0 controls and DEL. WHATWG URL silently drops CR, LF and tab ("a.com\r\n/x" parses as
 // "a.com/x"), so they are refused on the raw string: a URL that needed them is a header-injection
 // attempt, not a page.
@@ -55,10 +58,10 @@ export function targetProblem(url: URL, opts: TargetOptions): string | null {
   const literal = hostLiteral(url.hostname);
   if (literal !== null) {
     const isPublic = opts.isPublic ?? isPublicAddress;
-    return isPublic(literal) ? null : 'must not point to a private, loopback or reserved address';
+    return isPublic(literal) ? null : `must not point to a private, loopback or reserved address${SELF_HOSTING_HINT}`;
   }
   const name = url.hostname.replace(/\.+$/, ''); // "localhost." is localhost
-  if (LOCALHOST_NAMES.includes(name) || name.endsWith(LOCALHOST_SUFFIX)) return 'must not point to localhost';
+  if (LOCALHOST_NAMES.includes(name) || name.endsWith(LOCALHOST_SUFFIX)) return `must not point to localhost${SELF_HOSTING_HINT}`;
   return null;
 }
 

@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Config } from '../config.js';
 import { FetchFailed, ProxyRejected } from '../errors.js';
+import { failures } from '../fetch/fetch-failure.js';
 import { FORWARDABLE_RESPONSE_HEADERS, PROXY_ACCEPT, PROXY_PEEK_BYTES, PROXY_RESPONSE_HEADERS } from '../fetch/policy.js';
 import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
 import { detectFormat, mediaTypeEssence } from './image-format.js';
@@ -50,7 +51,7 @@ export async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, cli
   let streaming = false;
   try {
     // Upstream 4xx and 5xx are upstream failures (502), whatever their body says (issue 5).
-    if (upstream.status < 200 || upstream.status > 299) throw new FetchFailed(`upstream status ${upstream.status}`);
+    if (upstream.status < 200 || upstream.status > 299) throw new FetchFailed(`upstream status ${upstream.status}`, { failure: failures.httpStatus(upstream.status) });
     // No Range was sent, so a 206 would be a piece of an image passed off as the whole.
     if (upstream.status === 206) throw new FetchFailed('upstream sent 206 to a request without Range');
 
