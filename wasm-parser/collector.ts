@@ -26,8 +26,6 @@ export class TagCollector {
   stopped = false;
   /** Label of the first charset declaration in a `<meta>` (charset= or http-equiv content-type). */
   declaredCharset: string | null = null;
-  /** Called once, when the first charset declaration is seen. */
-  onCharsetDeclared: ((label: string) => void) | null = null;
 
   private titleCount = 0;
   private titleParts: string[] = [];
@@ -78,10 +76,7 @@ export class TagCollector {
       const label =
         meta.charset ??
         (meta.httpEquiv?.trim().toLowerCase() === 'content-type' && meta.content !== null ? charsetOfMetaContent(meta.content) : null);
-      if (label !== null && label.trim() !== '') {
-        this.declaredCharset = label.trim();
-        this.onCharsetDeclared?.(this.declaredCharset);
-      }
+      if (label !== null && label.trim() !== '') this.declaredCharset = label.trim();
     }
   }
 
