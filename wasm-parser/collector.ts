@@ -1,7 +1,7 @@
 // The lol-html handlers of one scan pass: they copy raw tags out of the rewriter into a RawTags
-// value, in document order, until the first `<body>` start tag (issue 3). lol-html offers no stop
+// value, in document order, until the first `<body>` start tag. lol-html offers no stop
 // call and finishes the current chunk after the `<body>` handler ran, so every handler checks
-// `stopped` first (PITFALLS.md: without that guard a body og:title overwrote the head's).
+// `stopped` first: without that guard an og:title in the body overwrites the head's.
 
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import type { Element, HTMLRewriter, TextChunk } from 'html-rewriter-wasm';
@@ -149,7 +149,7 @@ function freeing<T extends Element | TextChunk>(handle: (token: T) => void): (to
   };
 }
 
-/** lol-html hands attribute values raw (PITFALLS.md): decode character references. */
+/** lol-html hands attribute values over raw (`&amp;` stays): decode character references. */
 function decodeAttribute(value: string): string {
   return value.includes('&') ? decodeHTMLAttribute(value) : value;
 }

@@ -1,4 +1,4 @@
-// The streaming head scanner: bytes in through write(chunk) / end(), RawTags out (STYLE.md 7).
+// The streaming head scanner: bytes in through write(chunk) / end(), RawTags out.
 // It connects three parts: the block splitter (fixed stream offsets), the charset decision, and a
 // scan pass per charset choice. States:
 //   scanning → stopped  (the first `<body>` start tag: no more bytes are written)

@@ -15,7 +15,8 @@ import type { LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { buildConnector } from 'undici';
 import type { Config } from '../config.js';
-import { BlockedAddressError, blockedReason, guardLookup, hostLiteral, isPublicAddress } from './address.js';
+import { ipLiteral } from '../ip-literal.js';
+import { BlockedAddressError, blockedReason, guardLookup, isPublicAddress } from './address.js';
 
 export type Connector = buildConnector.connector;
 
@@ -50,7 +51,7 @@ export function createGuardedConnector(
   if (!guard) return connect;
 
   return (opts, callback) => {
-    const literal = hostLiteral(opts.hostname);
+    const literal = ipLiteral(opts.hostname);
     const literalWhy = literal === null ? null : refusal(literal);
     if (literal !== null && literalWhy !== null) {
       callback(new BlockedAddressError(opts.hostname, literal, literalWhy), null);
