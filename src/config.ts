@@ -15,6 +15,8 @@ export interface Config {
   rateLimitMax: number;
   rateLimitWindowMs: number;
   redisUrl: string | null;
+  /** Longest a Redis operation may take; past it the instance falls back to its memory stores. */
+  redisTimeoutMs: number;
 
   /** Lets upstream fetches reach loopback and private ranges: local development and tests only. */
   allowPrivateNetworks: boolean;
@@ -30,6 +32,9 @@ export interface Config {
   /** Upstream fetches in flight per instance, and how many more may wait for a slot. */
   maxConcurrentFetches: number;
   fetchQueueMax: number;
+  /** Fair shares of those slots: per client IP (IPv6: per /64) and per destination; 0 disables. */
+  maxFetchesPerClient: number;
+  maxFetchesPerHost: number;
   /** Extra PEM CA certificate(s) trusted for upstream TLS, beside the system roots. */
   upstreamCaFile: string | null;
 
@@ -84,6 +89,8 @@ export function loadConfig(env: Env = {}): Config {
     rateLimitMax: read.int('RATE_LIMIT_MAX', 20, { min: 0 }),
     rateLimitWindowMs: read.int('RATE_LIMIT_WINDOW_MS', 10_000, { min: 1 }),
     redisUrl: read.redisUrlOrNull('REDIS_URL'),
+    // Redis answers in well under a millisecond on a local network; 250 ms is a stall, not load.
+    redisTimeoutMs: read.int('REDIS_TIMEOUT_MS', 250, { min: 1 }),
 
     allowPrivateNetworks: read.bool('ALLOW_PRIVATE_NETWORKS', false),
     fetchTimeoutMs: read.int('FETCH_TIMEOUT_MS', 8_000, { min: 1 }),
@@ -94,6 +101,10 @@ export function loadConfig(env: Env = {}): Config {
     userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
     maxConcurrentFetches: read.int('MAX_CONCURRENT_FETCHES', 64, { min: 1 }),
     fetchQueueMax: read.int('FETCH_QUEUE_MAX', 256, { min: 0 }),
+    // An eighth and a quarter of the default 64 slots: it takes eight clients with slow pages, or
+    // four slow destinations, to fill the instance; one client's burst of previews still runs 8 at once.
+    maxFetchesPerClient: read.int('MAX_FETCHES_PER_CLIENT', 8, { min: 0 }),
+    maxFetchesPerHost: read.int('MAX_FETCHES_PER_HOST', 16, { min: 0 }),
     upstreamCaFile: read.stringOrNull('UPSTREAM_CA_FILE'),
 
     cacheTtlMs: read.int('CACHE_TTL_MS', 12 * 60 * 60 * 1000, { min: 0 }),
