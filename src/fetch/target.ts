@@ -1,9 +1,10 @@
-// What a URL alone decides (issue 4, "Hostile inputs"): checked when the caller's `url` is parsed
+// What a URL alone decides: checked when the caller's `url` is parsed
 // (a 400 before any socket opens) and again at every redirect hop (STYLE.md 6). What needs DNS or
 // a connection is the lookup guard's job (address.ts).
 
 import { InvalidInput } from '../errors.js';
-import { hostLiteral, isPublicAddress } from './address.js';
+import { ipLiteral } from '../ip-literal.js';
+import { isPublicAddress } from './address.js';
 import { ALLOWED_SCHEMES, BLOCKED_PORTS, LOCALHOST_NAMES, LOCALHOST_SUFFIX, MAX_URL_LENGTH } from './policy.js';
 
 export interface TargetOptions {
@@ -55,7 +56,7 @@ export function targetProblem(url: URL, opts: TargetOptions): string | null {
   // WHATWG URL has already normalised every IPv4 spelling (127.1, 0177.0.0.1, 0x7f.1, 2130706433,
   // 0, fullwidth digits) to a dotted quad, and IPv6 to its compressed form. undici skips the DNS
   // lookup for literals, so this is the only place they are checked.
-  const literal = hostLiteral(url.hostname);
+  const literal = ipLiteral(url.hostname);
   if (literal !== null) {
     const isPublic = opts.isPublic ?? isPublicAddress;
     return isPublic(literal) ? null : `must not point to a private, loopback or reserved address${SELF_HOSTING_HINT}`;

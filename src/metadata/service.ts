@@ -8,7 +8,8 @@ import { scanHead } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
 import { FetchFailed, FetchTimeout } from '../errors.js';
 import { failures } from '../fetch/fetch-failure.js';
-import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
+import { readPrefix } from '../fetch/read-prefix.js';
+import type { SafeFetch } from '../fetch/types.js';
 import { SNIFF_BYTES, sniffImage } from '../images/sniff.js';
 import { emptyMetadata, extractBoth } from './extract.js';
 import type { Extraction, ExtractionStore } from './extraction-store.js';
@@ -189,9 +190,9 @@ async function fetchAndExtract(
       return { target, client, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
     }
 
-    // SPEC.md Metadata rule 2: not HTML, still the normalized object. An image URL describes
+    // docs/SPEC.md Metadata rule 2: not HTML, still the normalized object. An image URL describes
     // itself in `image` (DESIGN.md "Non-HTML targets").
-    const head = await readHead(res, SNIFF_BYTES);
+    const { head } = await readPrefix(res.body, SNIFF_BYTES);
     timing?.step('scan', performance.now() - scanning);
     if (head.length === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });
     const sniffed = /^image\//i.test(contentType) ? sniffImage(head) : null;
@@ -216,18 +217,6 @@ function hostsOf(page: URL, prefetch: (hostname: string) => void): (rawUrl: stri
     seen.add(url.hostname);
     prefetch(url.hostname);
   };
-}
-
-/** The first `limit` bytes of the body (or all of it when shorter). */
-async function readHead(res: SafeFetchResponse, limit: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of res.body) {
-    chunks.push(chunk);
-    length += chunk.length;
-    if (length >= limit) break;
-  }
-  return Buffer.concat(chunks).subarray(0, limit);
 }
 
 /**
