@@ -24,7 +24,7 @@ export function apiBase(endpoint: string | undefined): string | null {
   return resolved && resolved.replace(/[?#].*$/, '').replace(/\/(v1\/metadata\/?)?$/, '');
 }
 
-/** The image proxy on the API's origin (SPEC.md "GET /v1/cors-proxy"). */
+/** The image proxy on the API's origin (docs/SPEC.md "GET /v1/cors-proxy"). */
 export const proxied = (base: string, imageUrl: string) => `${base}/v1/cors-proxy?url=${encodeURIComponent(imageUrl)}`;
 
 /**

@@ -17,7 +17,7 @@ export const CARD_HTML =
   '<div part="site" class="s"><img part="favicon" alt="" width="16" height="16" referrerpolicy="no-referrer"><span part="host" class="h" id="h"></span></div>' +
   '</div></a>';
 
-/** Readable badge text per safety tag (SPEC.md "SafetyTag"). */
+/** Readable badge text per safety tag (docs/SPEC.md "SafetyTag"). */
 export const SAFETY_LABELS: Record<SafetyTag, string> = {
   adult: 'Adult content',
   security_threat: 'Security threat',

@@ -217,7 +217,7 @@ function createFailover(config: Config, redis: Redis, logger: Logger): Failover 
 
 function createRateLimitStore(config: Config, redis: Redis | null, failover: Failover | null): RateLimitStore | null {
   if (config.rateLimitMax === 0) return null;
-  // SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
+  // docs/SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
   const opts = { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
   const memory = new MemoryRateLimitStore(opts);
   return redis && failover ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts, config.redisKeyPrefix), memory, failover) : memory;

@@ -94,7 +94,7 @@ export function loadConfig(env: Env = {}): Config {
     publicBaseUrl: read.httpUrlOrNull('PUBLIC_BASE_URL'),
     trustProxy: read.bool('TRUST_PROXY', false),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
-    // A public page rich in og and twitter tags (SPEC.md: the 302 "default showcase page").
+    // A public page rich in og and twitter tags (docs/SPEC.md: the 302 "default showcase page").
     showcaseUrl: read.httpUrl('SHOWCASE_URL', 'https://github.com/'),
     rateLimitMax: read.int('RATE_LIMIT_MAX', 20, { min: 0 }),
     rateLimitWindowMs: read.int('RATE_LIMIT_WINDOW_MS', 10_000, { min: 1 }),

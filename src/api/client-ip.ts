@@ -1,4 +1,4 @@
-// Who is asking, for rate limiting (SPEC.md "Authentication": clients are identified only by IP).
+// Who is asking, for rate limiting (docs/SPEC.md "Authentication": clients are identified only by IP).
 // The socket address, unless TRUST_PROXY is set: then the last X-Forwarded-For entry, the one our
 // own load balancer appended; earlier entries are the caller's to forge (DESIGN.md "Client IP").
 // This is what Koa's ctx.ip gives with `proxy: true, maxIpsCount: 1`, read from the bare request

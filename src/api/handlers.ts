@@ -1,5 +1,5 @@
 // One handler per operationId of openapi.yaml, each thin: read the validated query, call the
-// service, set the spec's headers (SPEC.md "Endpoints").
+// service, set the spec's headers (docs/SPEC.md "Endpoints").
 
 import { readFileSync } from 'node:fs';
 import type { Context } from 'koa';
@@ -20,7 +20,7 @@ function assetNotFound(_c: ApiContext, ctx: Context): never {
   throw new NotFound(ctx.path);
 }
 
-/** SPEC.md "GET /v1/metadata": a successful response may be cached for 12 hours. */
+/** docs/SPEC.md "GET /v1/metadata": a successful response may be cached for 12 hours. */
 export const METADATA_CACHE_CONTROL = 'public, max-age=43200';
 
 /** Answers `ctx` with the image at `target`, fetched on behalf of the client at IP `client`. */
@@ -47,7 +47,7 @@ export function createHandlers({ config, metadata, proxy, health, metrics }: Han
     async getMetadata(c: ApiContext, ctx: Context) {
       const query = c.request.query as unknown as Required<NonNullable<GetMetadataData['query']>>;
       const target = parseTarget(query.url, targetOptions);
-      // allow_fallback is reserved and has no effect (SPEC.md).
+      // allow_fallback is reserved and has no effect (docs/SPEC.md).
       const timing = new ServerTiming();
       try {
         ctx.body = await metadata.get(target, query.prefer ?? 'og', requestingClient(ctx), timing);

@@ -1,4 +1,4 @@
-// One budget per client IP over the two data endpoints together (SPEC.md "Limits": 20 requests
+// One budget per client IP over the two data endpoints together (docs/SPEC.md "Limits": 20 requests
 // per 10 s, shared by /v1/metadata and /v1/cors-proxy; /component.js, /openapi.yaml and / are
 // not counted). The store decides; this sets the headers and raises RateLimited.
 
@@ -10,7 +10,7 @@ import { clientIp } from './client-ip.js';
 
 export const LIMITED_PATHS: ReadonlySet<string> = new Set(['/v1/metadata', '/v1/cors-proxy']);
 
-/** The headers every counted request carries, allowed or not (SPEC.md "Limits"). */
+/** The headers every counted request carries, allowed or not (docs/SPEC.md "Limits"). */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(decision.limit),

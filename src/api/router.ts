@@ -66,7 +66,7 @@ export async function createRouter(operations: Operations, options: RouterOption
       // One answer for every client, but a shared cache must not keep it: a later deploy may
       // change the showcase or the base URL.
       ctx.set('Cache-Control', 'no-store');
-      // SPEC.md: the 302 has no body (Koa's redirect writes a line of text).
+      // docs/SPEC.md: the 302 has no body (Koa's redirect writes a line of text).
       ctx.body = '';
       ctx.remove('Content-Type');
       return;

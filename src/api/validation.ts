@@ -1,4 +1,4 @@
-// Ajv's findings, as openapi-backend reports them, turned into the spec's 400 bodies (SPEC.md
+// Ajv's findings, as openapi-backend reports them, turned into the spec's 400 bodies (docs/SPEC.md
 // "ValidationError": one entry per problem, `path` like ["query", "prefer"]).
 
 import type { ErrorObject } from 'ajv';

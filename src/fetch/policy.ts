@@ -85,7 +85,7 @@ export const LOCALHOST_NAMES: readonly string[] = ['localhost', 'localhost.local
 /** Any name under this suffix is loopback too (RFC 6761 6.3: "*.localhost"). */
 export const LOCALHOST_SUFFIX = '.localhost';
 
-/** Only web pages and images: SPEC.md "absolute HTTP or HTTPS URL". */
+/** Only web pages and images: docs/SPEC.md "absolute HTTP or HTTPS URL". */
 export const ALLOWED_SCHEMES: readonly string[] = ['http:', 'https:'];
 
 /**
@@ -168,7 +168,7 @@ export function requestHeaders(config: Pick<Config, 'userAgent'>, accept: string
  */
 export const CALLER_HEADERS: ReadonlySet<string> = new Set(['range']);
 
-// ---- Image proxy (issue 5, SPEC.md "GET /v1/cors-proxy") ---------------------------------------
+// ---- Image proxy (issue 5, docs/SPEC.md "GET /v1/cors-proxy") ---------------------------------------
 
 /** One image format the proxy serves: image-size's name for it and its MIME type. */
 export interface ProxyImageFormat {
@@ -183,7 +183,7 @@ export interface ProxyImageFormat {
 }
 
 /**
- * The only formats the proxy passes, decided by the bytes, never by the upstream's word (SPEC.md
+ * The only formats the proxy passes, decided by the bytes, never by the upstream's word (docs/SPEC.md
  * rule 1). Everything else is refused, and why: SVG is a document that runs script; HTML is not
  * an image; BMP, TIFF, ICO and AVIF are not in the contract (and TIFF/BMP decoders are a classic
  * attack surface). Their signatures are disjoint (FF D8, 89 PNG, GIF8, RIFF…WEBP), so the first
@@ -209,14 +209,14 @@ export const PROXY_ACCEPT = 'image/webp,image/png,image/jpeg,image/gif;q=0.9';
  */
 export const PROXY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
-  // SPEC.md "Limits": proxy responses are cacheable for one day.
+  // docs/SPEC.md "Limits": proxy responses are cacheable for one day.
   'cache-control': 'public, max-age=86400',
   'x-content-type-options': 'nosniff',
   'content-security-policy': "default-src 'none'; sandbox",
 };
 
 /**
- * Upstream response headers the image proxy may pass on to its client (SPEC.md /v1/cors-proxy:
+ * Upstream response headers the image proxy may pass on to its client (docs/SPEC.md /v1/cors-proxy:
  * "Content-Type is the upstream image content type"). Everything else, notably Set-Cookie and the
  * upstream's CORS and caching headers, stays with us.
  */

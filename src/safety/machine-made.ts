@@ -1,4 +1,4 @@
-// suspicious_domain when the registrable domain looks machine-made (SPEC.md SafetyTag: "new
+// suspicious_domain when the registrable domain looks machine-made (docs/SPEC.md SafetyTag: "new
 // high-entropy domain"; issue 6). Domain-generation algorithms and throwaway spam registrations
 // produce labels like `x7k2m9q4w8z3.com`; people choose words, brands and acronyms.
 //

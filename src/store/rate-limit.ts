@@ -1,4 +1,4 @@
-// Per-client rate limiting with the spec's semantics (SPEC.md "Limits"): `max` requests per
+// Per-client rate limiting with the spec's semantics (docs/SPEC.md "Limits"): `max` requests per
 // window per client, and the request that exceeds it blocks the client for `blockMs` from that
 // moment, whatever the window had left. The Redis store counts with koa-ratelimit's Redis driver
 // (a sliding window via async-ratelimiter); the memory store keeps koa-ratelimit's memory

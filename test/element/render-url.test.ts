@@ -81,7 +81,7 @@ test('renders a local upstream page through the running service, calling the ori
   assert.is(card.imageAlt, 'Mud flats at low tide');
   assert.is(card.faviconSrc, `${upstream.origin}/icon.png`);
   assert.is(card.host, '127.0.0.1');
-  // SPEC.md SafetyTag: an IP address as URL is suspicious_domain; the badge shows it end to end.
+  // docs/SPEC.md SafetyTag: an IP address as URL is suspicious_domain; the badge shows it end to end.
   assert.is(card.badge, 'Suspicious site');
   assert.not.ok(card.mediaBlurred);
   // One API call, cross-origin, to the service (not to the embedding page's origin).

@@ -92,7 +92,7 @@ endpoint('an HTML page gives the exact normalized object, cacheable for 12 hours
       'twitter:image': 'https://cdn.example.org/tw.jpg',
       'twitter:card': 'summary_large_image',
     },
-    // the fixture is addressed by IP: SPEC.md SafetyTag "an IP address as URL"
+    // the fixture is addressed by IP: docs/SPEC.md SafetyTag "an IP address as URL"
     safety_tags: ['suspicious_domain'],
   });
 });

@@ -1,4 +1,4 @@
-// The rules table, one behaviour per row: each rule and each fallback step of SPEC.md's field
+// The rules table, one behaviour per row: each rule and each fallback step of docs/SPEC.md's field
 // orders, with issue 3's readings (first occurrence wins, empty content falls through,
 // preferred family → other family → HTML fallback).
 import { suite } from 'uvu';
