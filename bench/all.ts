@@ -1,4 +1,4 @@
-// npm run bench — every benchmark, one summary table (issue 9).
+// npm run bench — every benchmark, one summary table.
 //
 //   end to end, uncached   bench/e2e.ts     LinkPeek and the four peers behind the same HTTP front
 //   cached hits            bench/cached.ts  LinkPeek's fast path beside bare Koa and bare openapi-backend

@@ -188,7 +188,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   };
 }
 
-/** safeFetch with its duration and outcome counted (issue 8: upstream fetch durations and outcomes). */
+/** safeFetch with its duration and outcome counted (upstream fetch durations and outcomes). */
 function instrumented(safeFetch: SafeFetch, metrics: Metrics): SafeFetch {
   return async (url, options) => {
     const done = metrics.upstreamDuration.startTimer();

@@ -63,7 +63,7 @@ export interface Config {
   safeBrowsingUrl: string;
 
   shutdownGraceMs: number;
-  /** Slow-client limits of the HTTP server (issue 8), tighter than Node's 60 s / 300 s. */
+  /** Slow-client limits of the HTTP server, tighter than Node's 60 s / 300 s. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;

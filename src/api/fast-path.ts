@@ -1,4 +1,4 @@
-// Cached hits answered before Koa (issue 9: at least 70% of a bare Koa hello-world's req/s).
+// Cached hits answered before Koa (at least 70% of a bare Koa hello-world's req/s).
 // A repeated GET/HEAD /v1/metadata whose exact request target is in the response cache is the
 // hottest request this service gets, and Koa's per-request context and the middleware chain cost
 // as much as everything a hit needs. So the server's request listener answers it here, doing what

@@ -1,4 +1,4 @@
-// The store behind the cached-hit fast path (issue 9): a repeated GET/HEAD /v1/metadata for
+// The store behind the cached-hit fast path: a repeated GET/HEAD /v1/metadata for
 // exactly the same request URL is answered with the JSON bytes already sent once, without
 // openapi-backend routing and validating it again (that alone costs ~2.4× in req/s). docs/SPEC.md makes
 // the full request URL the cache key, so an answer stored under exactly that URL is the answer; a

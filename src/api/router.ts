@@ -95,7 +95,7 @@ export async function createRouter(operations: Operations, options: RouterOption
   const flatOperations = api.router.getOperations();
   api.router.getOperations = () => flatOperations;
 
-  // Unknown query parameters are tolerated (utm tags happen, issue 2) but openapi-backend's
+  // Unknown query parameters are tolerated (utm tags happen) but openapi-backend's
   // schema forbids them, so each operation only sees its declared ones.
   const declared = new Map<string, ReadonlySet<string>>();
   for (const op of api.getOperations()) {

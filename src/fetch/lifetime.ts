@@ -1,4 +1,4 @@
-// The life of one upstream fetch, from the call to the last body byte (issue 4): one total deadline
+// The life of one upstream fetch, from the call to the last body byte: one total deadline
 // covering the queue, connect, headers and body; the caller's own signal; and the limiter slot,
 // released exactly once, whichever of body end, close(), caller abort or deadline comes first.
 

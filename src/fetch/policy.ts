@@ -12,7 +12,7 @@ export interface BlockedRange {
 }
 
 /**
- * Address ranges an upstream fetch never connects to (issue 4, "safeFetch"). Checked on IP
+ * Address ranges an upstream fetch never connects to. Checked on IP
  * literals before connecting and on every address DNS returns, where the socket connects.
  *
  * Two nets catch an address: ipaddr.js must classify it `unicast` (its table of special ranges),
@@ -48,7 +48,7 @@ export const BLOCKED_RANGES: readonly BlockedRange[] = [
   { cidr: '255.255.255.255/32', reason: 'limited broadcast (RFC 919)' },
   { cidr: '240.0.0.0/4', reason: 'reserved for future use (RFC 1112)' },
 
-  // IPv6 (IANA IPv6 Special-Purpose Address Registry, RFC 6890); the named ranges of issue 4
+  // IPv6 (IANA IPv6 Special-Purpose Address Registry, RFC 6890); the specific ranges
   // first, then the broad rule that only 2000::/3 is globally routed unicast.
   { cidr: '::/128', reason: 'unspecified address (RFC 4291); connecting to it reaches the local host' },
   { cidr: '::1/128', reason: 'loopback (RFC 4291)' },
@@ -107,7 +107,7 @@ export const MAX_URL_LENGTH = 4096;
 /**
  * Our token in `Via` (RFC 9110 7.6.3: received-protocol SP received-by). Sent on every upstream
  * request; a request that arrives carrying it came from a LinkPeek instance, and answering it
- * would let a caller make the service fetch itself in a loop (issue 4).
+ * would let a caller make the service fetch itself in a loop.
  */
 export const VIA_PSEUDONYM = 'linkpeek';
 export const OUR_VIA = `1.1 ${VIA_PSEUDONYM}`;
@@ -168,7 +168,7 @@ export function requestHeaders(config: Pick<Config, 'userAgent'>, accept: string
  */
 export const CALLER_HEADERS: ReadonlySet<string> = new Set(['range']);
 
-// ---- Image proxy (issue 5, docs/SPEC.md "GET /v1/cors-proxy") ---------------------------------------
+// ---- Image proxy (docs/SPEC.md "GET /v1/cors-proxy") ---------------------------------------
 
 /** One image format the proxy serves: image-size's name for it and its MIME type. */
 export interface ProxyImageFormat {
@@ -203,7 +203,7 @@ export const PROXY_PEEK_BYTES = 32;
 export const PROXY_ACCEPT = 'image/webp,image/png,image/jpeg,image/gif;q=0.9';
 
 /**
- * Headers of every proxied image (issue 5). The bytes come from anywhere, so the browser is told
+ * Headers of every proxied image. The bytes come from anywhere, so the browser is told
  * to take them as the image type we checked and nothing else: no sniffing, and if it is opened
  * as a document anyway, no script, no subresources, a unique origin.
  */

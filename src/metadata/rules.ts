@@ -1,5 +1,5 @@
-// The rules table (STYLE.md 1): for each Metadata field, one ordered list of sources; the first
-// source whose value survives the field's normaliser wins. The order is docs/SPEC.md's, with issue 3's
+// The rules table: for each Metadata field, one ordered list of sources; the first
+// source whose value survives the field's normaliser wins. The order is docs/SPEC.md's, with these
 // readings where docs/SPEC.md is terse:
 //   - og:* / twitter:* keys come from `property=` or `name=`, lower-cased;
 //   - the first occurrence in document order wins, in the raw maps and in the fields;
@@ -65,7 +65,7 @@ export function sourcesFor(field: FamilyField, prefer: Family): Source[] {
   ];
 }
 
-/** The image's details: always the first og:image:* tags (issue 3), whichever source won the URL. */
+/** The image's details: always the first og:image:* tags, whichever source won the URL. */
 export const IMAGE_DETAIL_KEYS = {
   type: 'og:image:type',
   width: 'og:image:width',

@@ -1,4 +1,4 @@
-// The safety tags of one page (issue 6; docs/SPEC.md SafetyTag): every provider that the settings
+// The safety tags of one page (docs/SPEC.md SafetyTag): every provider that the settings
 // enable runs in parallel, the result is their union in enum order, and a provider that fails
 // or is still running when the enrichment budget ends contributes nothing, is logged and counted.
 //

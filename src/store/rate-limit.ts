@@ -76,7 +76,7 @@ interface WindowState {
 /**
  * In-process store: koa-ratelimit's memory window (fixed, from the client's first hit), counted
  * synchronously. Expired windows and blocks are swept every window, so a flood of distinct
- * addresses leaves nothing behind once its window is over (issue 2).
+ * addresses leaves nothing behind once its window is over.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly windows = new Map<string, WindowState>();

@@ -1,5 +1,5 @@
 // <linkpeek-preview data-url>: fetches Metadata from the running service, which fetches a local
-// upstream page (issue 7). The test page lives on another origin than the service, like a real
+// upstream page. The test page lives on another origin than the service, like a real
 // embed, so CORS and "the origin component.js was loaded from" are exercised for real.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
