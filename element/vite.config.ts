@@ -40,7 +40,7 @@ export default defineConfig({
       formats: ['es'],
       fileName: () => 'component.js',
     },
-    // PITFALLS.md "Vite 8": library mode keeps whitespace in ES output without this.
+    // Vite 8's library mode keeps whitespace in ES output without this.
     rolldownOptions: { output: { minify: true } },
   },
 });

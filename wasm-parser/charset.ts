@@ -11,8 +11,9 @@
 // Labels in 3 and 4 that say UTF-8 when the bytes are not come last, as the bytes disprove them;
 // when nothing else is declared they still win over 5, lossy, if the bytes are mostly UTF-8 (a
 // stray byte in a UTF-8 page), but not for windows-1252 text labelled UTF-8.
-// lol-html in html-rewriter-wasm reads UTF-8 only (PITFALLS.md), so every other choice is decoded
-// with TextDecoder (full ICU here) and re-encoded as UTF-8 before it reaches the rewriter.
+// lol-html in html-rewriter-wasm reads UTF-8 only (it has no encoding option), so every other
+// choice is decoded with TextDecoder (full ICU here) and re-encoded as UTF-8 before it reaches
+// the rewriter.
 
 export type CharsetBasis = 'bom' | 'valid-utf8' | 'http' | 'meta' | 'default';
 

@@ -14,7 +14,7 @@ export function isMissingUrl(errors: readonly ErrorObject[]): boolean {
 
 /**
  * One FieldProblem per Ajv error, plus the URL checks Ajv cannot make (`format: uri` lets
- * `javascript:alert(1)` and `http://[::1]` through: PITFALLS.md), so a request with several
+ * `javascript:alert(1)` and `http://[::1]` through, even with ajv-formats), so a request with several
  * problems hears about all of them at once.
  */
 export function problemsOf(errors: readonly ErrorObject[], query: Record<string, unknown>, target: TargetOptions): FieldProblem[] {

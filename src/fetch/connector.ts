@@ -2,7 +2,7 @@
 // calls this for every new connection (first request, every redirect hop, every reconnect), so
 // the address checks below see the address actually dialled, not one resolved earlier:
 //   1. an IP literal host is checked here, because undici skips `lookup` for literals
-//      (PITFALLS.md undici 7) — target.ts has refused them already, this is the second net;
+//      — target.ts has refused them already, this is the second net;
 //   2. a name goes through guardLookup, which refuses the whole answer if any address is not
 //      public, inside net/tls.connect, so DNS rebinding (public when checked, 127.0.0.1 when
 //      dialled) has no window;

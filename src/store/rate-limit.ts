@@ -6,7 +6,7 @@
 // fast path (api/fast-path.ts) decides before Koa runs and the driver is async only and builds an
 // object per request. The block and the fallback are this thin layer, because neither driver
 // blocks from the exceeding request, the memory Map never evicts, and an unreachable Redis must
-// not turn into a 500 (PITFALLS.md "koa-ratelimit 6").
+// not turn into a 500.
 
 import type { Redis } from 'ioredis';
 import RedisLimiter from 'koa-ratelimit/limiter/redis.js';
