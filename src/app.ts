@@ -1,5 +1,6 @@
-// createApp(config, deps): the Koa app and the order of its middleware (STYLE.md 9). Only
-// src/main.ts listens; tests build the app with their own deps and listen on port 0.
+// createApp(config, deps): the Koa app and the order of its middleware. Stores and fetchers are
+// passed in; only src/main.ts listens; tests build the app with their own deps and listen on
+// port 0.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';

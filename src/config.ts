@@ -1,4 +1,4 @@
-// Configuration is declared once (STYLE.md 8): every setting, its default and its check.
+// Configuration is declared once: every setting, its default and its check.
 // Only src/main.ts reads process.env and hands it to loadConfig; everything else receives Config.
 
 import { isIP } from 'node:net';

@@ -1,4 +1,5 @@
-// Typed errors, and the one place where they become HTTP (STYLE.md 3 and 4).
+// Typed errors, and the one place where they become HTTP. A missing field is null, never an
+// exception: only bad input and failed fetches throw.
 //
 // Every error the service raises on purpose is a LinkPeekError with a stable `code`. Only client
 // errors expose their message; anything else becomes a 500 whose body never shows a stack.

@@ -22,7 +22,7 @@ function bufferedStdout(): DestinationStream {
   return stdout;
 }
 
-/** The service's logger: JSON lines on stdout, one per request plus warnings (DESIGN.md "logs"). */
+/** The service's logger: JSON lines on stdout, one per request plus warnings. */
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'linkpeek' } }, bufferedStdout());
 }

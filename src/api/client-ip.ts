@@ -1,6 +1,6 @@
 // Who is asking, for rate limiting (docs/SPEC.md "Authentication": clients are identified only by IP).
 // The socket address, unless TRUST_PROXY is set: then the last X-Forwarded-For entry, the one our
-// own load balancer appended; earlier entries are the caller's to forge (DESIGN.md "Client IP").
+// own load balancer appended; earlier entries are the caller's to forge.
 // This is what Koa's ctx.ip gives with `proxy: true, maxIpsCount: 1`, read from the bare request
 // so that the cached-hit fast path (api/fast-path.ts), which runs before Koa, agrees with it.
 

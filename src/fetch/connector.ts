@@ -1,4 +1,4 @@
-// Where the socket connects: the last place a URL can lie about its host (STYLE.md 6). undici
+// Where the socket connects: the last place a URL can lie about its host. undici
 // calls this for every new connection (first request, every redirect hop, every reconnect), so
 // the address checks below see the address actually dialled, not one resolved earlier:
 //   1. an IP literal host is checked here, because undici skips `lookup` for literals

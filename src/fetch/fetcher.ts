@@ -1,4 +1,4 @@
-// safeFetch: the one way LinkPeek talks to the internet (DESIGN.md "upstream HTTP").
+// safeFetch: the one way LinkPeek talks to the internet (docs/ARCHITECTURE.md).
 //
 // Per fetch: a limiter slot within the fair shares of its client and destination (or Overloaded),
 // one deadline over queue + connect + headers + body,

@@ -1,4 +1,4 @@
-// The network policy of every upstream fetch, as commented data (STYLE.md 5, after go-camo's
+// The network policy of every upstream fetch, as commented data (after go-camo's
 // vars.go). Reading this one screen tells what LinkPeek will and will not connect to, what it
 // sends, and what it refuses. The code that applies it lives beside it: address.ts (ranges),
 // target.ts (URLs), fetcher.ts (headers, limits).

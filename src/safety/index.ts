@@ -36,7 +36,7 @@ export interface SafetyDeps {
   logger?: { warn(obj: object, msg?: string): void };
   /** Counts provider failures (the lead wires it to a prom-client counter labelled by provider). */
   onProviderFailure?: (provider: string, err: unknown) => void;
-  /** The fetch Safe Browsing uses (ky-style injection, STYLE.md 9). */
+  /** The fetch Safe Browsing uses; passed in, so tests use a local server. */
   fetch?: typeof globalThis.fetch;
   /** How often list files are checked for changes; default watched-list.DEFAULT_LIST_POLL_MS. */
   listPollIntervalMs?: number;
