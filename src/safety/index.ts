@@ -34,7 +34,7 @@ export interface SafetyCheck {
 
 export interface SafetyDeps {
   logger?: { warn(obj: object, msg?: string): void };
-  /** Counts provider failures (the lead wires it to a prom-client counter labelled by provider). */
+  /** Counts provider failures (app.ts wires it to a prom-client counter labelled by provider). */
   onProviderFailure?: (provider: string, err: unknown) => void;
   /** The fetch Safe Browsing uses; passed in, so tests use a local server. */
   fetch?: typeof globalThis.fetch;
