@@ -1,5 +1,5 @@
 // Which charset turns a page's bytes into readable text, and the small parsers that feed that
-// choice ("Any charset, aiming at readable text"). The order, strongest first:
+// choice. The order, strongest first:
 //   1. a byte order mark (WHATWG Encoding "decode": the BOM wins over every label);
 //   2. bytes that are valid UTF-8 are UTF-8, whatever is declared: real pages often declare a
 //      charset they are not stored in (the corpus has gb2312, windows-1251 and iso-8859-1 pages
