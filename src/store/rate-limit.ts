@@ -1,23 +1,27 @@
-// Per-client rate limiting with the spec's semantics (SPEC.md "Limits"): `max` requests per
-// window per client, and the request that exceeds it blocks the client for `blockMs` from that
-// moment, whatever the window had left. The Redis store counts with koa-ratelimit's Redis driver
-// (a sliding window via async-ratelimiter); the memory store keeps koa-ratelimit's memory
-// semantics (a fixed window from the first hit) but counts synchronously, because the cached-hit
-// fast path (api/fast-path.ts) decides before Koa runs and the driver is async only and builds an
-// object per request. The block and the fallback are this thin layer, because neither driver
-// blocks from the exceeding request, the memory Map never evicts, and an unreachable Redis must
-// not turn into a 500 (PITFALLS.md "koa-ratelimit 6").
+// Per-client rate limiting (SPEC.md "Limits": 20 requests per 10 s, then a 10 s block), one rule
+// for every store:
+//   - a sliding window: a request is allowed while the client made fewer than `max` allowed
+//     requests in the `windowMs` before it. Each request counts for exactly `windowMs` after it
+//     was made, so no window edge lets 2 × max through (a fixed window does: max just before its
+//     end and max again just after);
+//   - the request past the limit blocks the client for `blockMs` from that moment, whatever the
+//     window had left; requests during a block are refused and not counted.
+// The memory store (here) answers synchronously: the cached-hit fast path (api/fast-path.ts)
+// decides before Koa runs and does not wait on a promise for it. The Redis store
+// (rate-limit-redis.ts) runs the same rule as one script. An unreachable Redis falls back to the
+// memory store (store/failover.ts) rather than turning into a 500.
 
-import type { Redis } from 'ioredis';
-import RedisLimiter from 'koa-ratelimit/limiter/redis.js';
 import type { Failover } from './failover.js';
 
 export interface RateDecision {
   allowed: boolean;
   limit: number;
-  /** Requests left after this one. */
+  /** Requests left in the window after this one. */
   remaining: number;
-  /** When the window (or the block) ends, epoch seconds. */
+  /**
+   * Epoch seconds: while allowed, when the oldest request in the window leaves it (the budget
+   * grows again); while blocked, when the block ends.
+   */
   resetSeconds: number;
   /** Whole seconds until the block ends; 0 when allowed. */
   retryAfterSeconds: number;
@@ -33,32 +37,15 @@ export interface RateLimitOptions {
   max: number;
   windowMs: number;
   blockMs: number;
+  /** The clock, epoch ms; tests drive their own. Date.now by default. */
+  now?: () => number;
 }
 
-const NAMESPACE = 'lp:rl';
-
-/** The Redis store's decision: the same rules as MemoryRateLimitStore.hit, over async I/O. */
-async function decide(
-  id: string,
-  opts: RateLimitOptions,
-  counter: (id: string) => Promise<{ remaining: number; reset: number }>,
-  blocks: { get(id: string): Promise<number | null>; set(id: string, untilMs: number): Promise<void> },
-): Promise<RateDecision> {
-  const now = Date.now();
-  const blockedUntil = await blocks.get(id);
-  if (blockedUntil !== null && blockedUntil > now) return limited(opts, blockedUntil, now);
-  const state = await counter(id);
-  if (state.remaining > 0) return allowed(opts, state.remaining - 1, state.reset);
-  const until = now + opts.blockMs;
-  await blocks.set(id, until);
-  return limited(opts, until, now);
+export function allowed(opts: RateLimitOptions, remaining: number, resetMs: number): RateDecision {
+  return { allowed: true, limit: opts.max, remaining, resetSeconds: Math.ceil(resetMs / 1000), retryAfterSeconds: 0 };
 }
 
-function allowed(opts: RateLimitOptions, remaining: number, resetSeconds: number): RateDecision {
-  return { allowed: true, limit: opts.max, remaining, resetSeconds: Math.ceil(resetSeconds), retryAfterSeconds: 0 };
-}
-
-function limited(opts: RateLimitOptions, untilMs: number, now: number): RateDecision {
+export function limited(opts: RateLimitOptions, untilMs: number, now: number): RateDecision {
   return {
     allowed: false,
     limit: opts.max,
@@ -68,55 +55,68 @@ function limited(opts: RateLimitOptions, untilMs: number, now: number): RateDeci
   };
 }
 
-interface WindowState {
-  /** When the window ends, epoch ms. */
-  resetMs: number;
-  /** Requests the window still allows. */
-  remaining: number;
-}
+/** How many clients the memory store tracks at most (see MemoryRateLimitStore). */
+export const DEFAULT_MAX_CLIENTS = 100_000;
 
 /**
- * In-process store: koa-ratelimit's memory window (fixed, from the client's first hit), counted
- * synchronously. Expired windows and blocks are swept every window, so a flood of distinct
- * addresses leaves nothing behind once its window is over (issue 2).
+ * In-process store. Each client's allowed requests of the last window are kept as their times,
+ * oldest first, at most `max` of them. Memory stays bounded two ways: a sweep every window drops
+ * every client whose requests and block are over, and at most `maxClients` clients are tracked,
+ * the longest-tracked one forgotten first. Forgetting a client only gives that client a fresh
+ * budget, and filling the table takes `maxClients` distinct clients, each with a budget of its
+ * own anyway.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
-  readonly windows = new Map<string, WindowState>();
+  /** Each client's allowed requests still in the window, as epoch ms, oldest first. */
+  readonly logs = new Map<string, number[]>();
+  /** Blocked clients: when the block ends, epoch ms. */
   readonly blocks = new Map<string, number>();
+  private readonly now: () => number;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly opts: RateLimitOptions) {
+  constructor(
+    private readonly opts: RateLimitOptions,
+    private readonly maxClients = DEFAULT_MAX_CLIENTS,
+  ) {
+    this.now = opts.now ?? Date.now;
     this.timer = setInterval(() => this.sweep(), Math.max(1000, Math.min(opts.windowMs, opts.blockMs)));
     this.timer.unref();
   }
 
   hit(id: string): RateDecision {
-    const { windows, blocks, opts } = this;
-    const now = Date.now();
+    const { logs, blocks, opts } = this;
+    const now = this.now();
     const blockedUntil = blocks.get(id);
-    if (blockedUntil !== undefined && blockedUntil > now) return limited(opts, blockedUntil, now);
-    let window = windows.get(id);
-    if (window === undefined || window.resetMs < now) {
-      window = { resetMs: now + opts.windowMs, remaining: opts.max };
-      windows.set(id, window);
+    if (blockedUntil !== undefined) {
+      if (blockedUntil > now) return limited(opts, blockedUntil, now);
+      blocks.delete(id);
     }
-    if (window.remaining > 0) {
-      window.remaining -= 1;
-      return allowed(opts, window.remaining, window.resetMs / 1000);
+    let log = logs.get(id);
+    if (log === undefined) {
+      log = [];
+      track(logs, id, log, this.maxClients);
+    } else {
+      forgetBefore(log, now - opts.windowMs);
+    }
+    if (log.length < opts.max) {
+      log.push(now);
+      return allowed(opts, opts.max - log.length, log[0]! + opts.windowMs);
     }
     const until = now + opts.blockMs;
-    blocks.set(id, until);
+    track(blocks, id, until, this.maxClients);
     return limited(opts, until, now);
   }
 
-  /** Drops every window and block that has ended. */
-  sweep(now = Date.now()): void {
-    for (const [key, state] of this.windows) if (state.resetMs <= now) this.windows.delete(key);
+  /** Drops every client whose window and block are over. */
+  sweep(now = this.now()): void {
+    const since = now - this.opts.windowMs;
+    for (const [key, log] of this.logs) if (log.length === 0 || log[log.length - 1]! <= since) this.logs.delete(key);
     for (const [key, until] of this.blocks) if (until <= now) this.blocks.delete(key);
   }
 
+  /** Clients tracked: windows plus blocks. */
   get size(): number {
-    return this.windows.size + this.blocks.size;
+    return this.logs.size + this.blocks.size;
   }
 
   close(): void {
@@ -124,30 +124,17 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Shared store: every instance on one Redis shares one budget per client (DESIGN "Scaling out"). */
-export class RedisRateLimitStore implements RateLimitStore {
-  private readonly limiter: RedisLimiter;
+/** Drops the times at or before `since` from the front of an oldest-first log. */
+function forgetBefore(log: number[], since: number): void {
+  let drop = 0;
+  while (drop < log.length && log[drop]! <= since) drop++;
+  if (drop > 0) log.splice(0, drop);
+}
 
-  constructor(
-    private readonly redis: Redis,
-    private readonly opts: RateLimitOptions,
-  ) {
-    this.limiter = new RedisLimiter({ db: redis, max: opts.max, duration: opts.windowMs, namespace: NAMESPACE });
-  }
-
-  hit(id: string): Promise<RateDecision> {
-    return decide(id, this.opts, (id) => this.limiter.get({ id }), {
-      get: async (id) => {
-        const until = await this.redis.get(`${NAMESPACE}:block:${id}`);
-        return until === null ? null : Number(until);
-      },
-      set: async (id, until) => {
-        await this.redis.set(`${NAMESPACE}:block:${id}`, String(until), 'PX', Math.max(1, until - Date.now()));
-      },
-    });
-  }
-
-  close(): void {}
+/** Adds a client to a table that holds at most `cap`, forgetting the longest-tracked one. */
+function track<V>(table: Map<string, V>, id: string, value: V, cap: number): void {
+  if (!table.has(id) && table.size >= cap) table.delete(table.keys().next().value!);
+  table.set(id, value);
 }
 
 /** Redis first; memory while it fails (store/failover.ts), counted on the same window settings. */
