@@ -55,8 +55,12 @@ export function limited(opts: RateLimitOptions, untilMs: number, now: number): R
   };
 }
 
-/** How many clients the memory store tracks at most (see MemoryRateLimitStore). */
-export const DEFAULT_MAX_CLIENTS = 100_000;
+export interface MemoryBounds {
+  /** Clients tracked at most; 100,000 by default. */
+  maxClients?: number;
+  /** Real ms between sweeps; every window (at least a second) by default. */
+  sweepEveryMs?: number;
+}
 
 /**
  * In-process store. Each client's allowed requests of the last window are kept as their times,
@@ -72,14 +76,17 @@ export class MemoryRateLimitStore implements RateLimitStore {
   /** Blocked clients: when the block ends, epoch ms. */
   readonly blocks = new Map<string, number>();
   private readonly now: () => number;
+  private readonly maxClients: number;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly opts: RateLimitOptions,
-    private readonly maxClients = DEFAULT_MAX_CLIENTS,
+    bounds: MemoryBounds = {},
   ) {
     this.now = opts.now ?? Date.now;
-    this.timer = setInterval(() => this.sweep(), Math.max(1000, Math.min(opts.windowMs, opts.blockMs)));
+    this.maxClients = bounds.maxClients ?? 100_000;
+    const sweepEveryMs = bounds.sweepEveryMs ?? Math.max(1000, Math.min(opts.windowMs, opts.blockMs));
+    this.timer = setInterval(() => this.sweep(), sweepEveryMs);
     this.timer.unref();
   }
 
@@ -91,13 +98,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
       if (blockedUntil > now) return limited(opts, blockedUntil, now);
       blocks.delete(id);
     }
-    let log = logs.get(id);
+    const log = logs.get(id);
     if (log === undefined) {
-      log = [];
-      track(logs, id, log, this.maxClients);
-    } else {
-      forgetBefore(log, now - opts.windowMs);
+      // A literal of one holds one number; an empty array grows to room for 17 on its first push,
+      // and a flood of distinct clients is mostly clients of one request.
+      track(logs, id, [now], this.maxClients);
+      return allowed(opts, opts.max - 1, now + opts.windowMs);
     }
+    forgetBefore(log, now - opts.windowMs);
     if (log.length < opts.max) {
       log.push(now);
       return allowed(opts, opts.max - log.length, log[0]! + opts.windowMs);
