@@ -72,7 +72,7 @@ export interface MemoryBounds {
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   /** Each client's allowed requests still in the window, as epoch ms, oldest first. */
-  readonly logs = new Map<string, number[]>();
+  readonly logs = new Map<string, Log>();
   /** Blocked clients: when the block ends, epoch ms. */
   readonly blocks = new Map<string, number>();
   private readonly now: () => number;
@@ -102,13 +102,13 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (log === undefined) {
       // A literal of one holds one number; an empty array grows to room for 17 on its first push,
       // and a flood of distinct clients is mostly clients of one request.
-      track(logs, id, [now], this.maxClients);
+      track(logs, id, new Log([now]), this.maxClients);
       return allowed(opts, opts.max - 1, now + opts.windowMs);
     }
-    forgetBefore(log, now - opts.windowMs);
-    if (log.length < opts.max) {
-      log.push(now);
-      return allowed(opts, opts.max - log.length, log[0]! + opts.windowMs);
+    const inWindow = log.countAfter(now - opts.windowMs);
+    if (inWindow < opts.max) {
+      log.add(now);
+      return allowed(opts, opts.max - inWindow - 1, log.oldest + opts.windowMs);
     }
     const until = now + opts.blockMs;
     track(blocks, id, until, this.maxClients);
@@ -118,7 +118,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   /** Drops every client whose window and block are over. */
   sweep(now = this.now()): void {
     const since = now - this.opts.windowMs;
-    for (const [key, log] of this.logs) if (log.length === 0 || log[log.length - 1]! <= since) this.logs.delete(key);
+    for (const [key, log] of this.logs) if (log.newest <= since) this.logs.delete(key);
     for (const [key, until] of this.blocks) if (until <= now) this.blocks.delete(key);
   }
 
@@ -132,11 +132,45 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Drops the times at or before `since` from the front of an oldest-first log. */
-function forgetBefore(log: number[], since: number): void {
-  let drop = 0;
-  while (drop < log.length && log[drop]! <= since) drop++;
-  if (drop > 0) log.splice(0, drop);
+/**
+ * One client's allowed requests: their times, oldest first; those before `first` have left the
+ * window. They are cut off once they are half the log, so a request moves one number on average
+ * rather than every time the window holds (a large RATE_LIMIT_MAX makes long logs).
+ */
+class Log {
+  private first = 0;
+  constructor(private readonly times: number[]) {}
+
+  /** How many requests are in the window after `since`, forgetting the others. */
+  countAfter(since: number): number {
+    const { times } = this;
+    let first = this.first;
+    while (first < times.length && times[first]! <= since) first++;
+    if (first > 0 && first * 2 >= times.length) {
+      times.copyWithin(0, first);
+      times.length -= first;
+      first = 0;
+    }
+    this.first = first;
+    return times.length - first;
+  }
+
+  add(time: number): void {
+    this.times.push(time);
+  }
+
+  get oldest(): number {
+    return this.times[this.first]!;
+  }
+
+  get newest(): number {
+    return this.times[this.times.length - 1]!;
+  }
+
+  /** Times kept, the forgotten ones not yet cut off included. */
+  get length(): number {
+    return this.times.length;
+  }
 }
 
 /** Adds a client to a table that holds at most `cap`, forgetting the longest-tracked one. */

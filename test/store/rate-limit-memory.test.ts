@@ -55,6 +55,20 @@ test('a client keeps at most max request times, however much it asks', () => {
   }
 });
 
+test('a long log (large max) counts exactly while its forgotten times are cut off in batches', () => {
+  let t = T0;
+  const store = new MemoryRateLimitStore({ max: 1000, windowMs: 10_000, blockMs: 10_000, now: () => t });
+  try {
+    const remaining: number[] = [];
+    for (let i = 0; i < 2000; i++, t += 20) remaining.push(store.hit('steady').remaining); // 500 a window
+    assert.equal(remaining.slice(0, 3), [999, 998, 997]);
+    assert.ok(remaining.slice(500).every((r) => r === 500), 'from the second window on, always 500 in it');
+    assert.ok(store.logs.get('steady')!.length <= 1001, 'never more than twice the window kept');
+  } finally {
+    store.close();
+  }
+});
+
 test('at most maxClients clients are tracked; the longest-tracked is forgotten first', () => {
   const { store } = clockedStore({ maxClients: 3 });
   try {
