@@ -204,7 +204,8 @@ export const HealthSchema = {
         'redis',
         'event_loop_delay_ms',
         'upstream_fetches',
-        'uptime_s'
+        'uptime_s',
+        'dns'
     ],
     properties: {
         status: {
@@ -274,6 +275,27 @@ export const HealthSchema = {
         },
         uptime_s: {
             type: 'number'
+        },
+        dns: {
+            type: 'object',
+            description: 'Queries this instance sent to its nameservers in the last 30 s, and how many reached DNS_TIMEOUT_MS. `status` is `degraded` while at least 5 timed out and they were at least 20% of the queries.',
+            required: [
+                'queries',
+                'timeouts',
+                'cached_names'
+            ],
+            properties: {
+                queries: {
+                    type: 'integer'
+                },
+                timeouts: {
+                    type: 'integer'
+                },
+                cached_names: {
+                    type: 'integer',
+                    description: 'Names whose answer or failure is cached.'
+                }
+            }
         }
     }
 } as const;

@@ -160,6 +160,17 @@ export type Health = {
         saturated: boolean;
     };
     uptime_s: number;
+    /**
+     * Queries this instance sent to its nameservers in the last 30 s, and how many reached DNS_TIMEOUT_MS. `status` is `degraded` while at least 5 timed out and they were at least 20% of the queries.
+     */
+    dns: {
+        queries: number;
+        timeouts: number;
+        /**
+         * Names whose answer or failure is cached.
+         */
+        cached_names: number;
+    };
 };
 
 export type GetMetadataData = {

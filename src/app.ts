@@ -17,6 +17,8 @@ import { requestLog, requestLogger } from './api/request-log.js';
 import { responseCache, responseCacheOptions, type ResponseCache } from './api/response-cache.js';
 import { createRouter } from './api/router.js';
 import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
+import { fetchThrough } from './fetch/plain-fetch.js';
+import { DnsResolver } from './fetch/resolver.js';
 import { LinkPeekError } from './errors.js';
 import type { SafeFetch } from './fetch/types.js';
 import { HealthMonitor } from './health.js';
@@ -50,6 +52,8 @@ export interface AppDeps {
   proxy?: ImageProxy;
   /** Replaces the default enrichment steps (safety tags; image and favicon probes). */
   enrichers?: Enricher[];
+  /** Resolve image and icon hosts while the head downloads (default on when images are probed). */
+  prefetchImageHosts?: boolean;
 }
 
 export interface App {
@@ -73,17 +77,34 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const failover = redis && createFailover(config, redis, logger);
 
   const limiter = createRateLimitStore(config, redis, failover);
-  const fetcher = createSafeFetch(config, { logger, ...deps.fetch });
+  const resolver =
+    deps.fetch?.resolver ??
+    new DnsResolver({
+      timeoutMs: config.dnsTimeoutMs,
+      servers: config.dnsServers,
+      observer: {
+        onQuery: (outcome, seconds) => metrics.dnsQueryDuration.observe({ outcome }, seconds),
+        onCache: (result) => metrics.dnsCache.inc({ result }),
+      },
+    });
+  const fetcher = createSafeFetch(config, { logger, ...deps.fetch, resolver });
   const sources = {
     fetchesInFlight: () => fetcher.limiter.inFlight,
     fetchesQueued: () => fetcher.limiter.queued,
     fetchesCapped: () => fetcher.limiter.capped,
   };
   const metrics = new Metrics(sources);
-  const health = new HealthMonitor({ fetchSlots: fetcher.limiter, redisUp: () => (failover ? !failover.degraded && redis!.status === 'ready' : null) });
+  const health = new HealthMonitor({
+    fetchSlots: fetcher.limiter,
+    redisUp: () => (failover ? !failover.degraded && redis!.status === 'ready' : null),
+    dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
+  });
   const safeFetch = instrumented(fetcher.safeFetch, metrics);
+  // Safe Browsing's own API calls resolve through the same resolver, never dns.lookup.
+  const apiFetch = fetchThrough(resolver);
   const safety: SafetyCheck = createSafetyCheck(config, {
     logger,
+    fetch: apiFetch.fetch,
     onProviderFailure: (provider) => metrics.safetyFailures.inc({ provider }),
   });
   const enrichers = deps.enrichers ?? [safetyEnricher(safety), imageEnricher({ safeFetch, config })];
@@ -96,6 +117,12 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       enrichers,
       onCache: (outcome) => metrics.cache.inc({ outcome }),
       onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
+      // A failed prefetch is remembered by the resolver; the probe reports it, not this. Not when
+      // a test resolves names with its own lookup (the resolver would ask the system's nameservers).
+      prefetchHost:
+        config.probeImages && deps.prefetchImageHosts !== false && !deps.fetch?.lookup
+          ? (host) => void resolver.resolve(host).catch(() => {})
+          : undefined,
     });
 
   const router = await createRouter(createHandlers({
@@ -142,6 +169,8 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       await metadata.close();
       safety.close();
       await fetcher.close();
+      await apiFetch.close();
+      if (!deps.fetch?.resolver) resolver.close();
       if (ownsRedis && redis) redis.disconnect();
     },
   };

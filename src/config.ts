@@ -1,6 +1,8 @@
 // Configuration is declared once (STYLE.md 8): every setting, its default and its check.
 // Only src/main.ts reads process.env and hands it to loadConfig; everything else receives Config.
 
+import { isIP } from 'node:net';
+
 export interface Config {
   port: number;
   host: string;
@@ -37,6 +39,10 @@ export interface Config {
   maxFetchesPerHost: number;
   /** Extra PEM CA certificate(s) trusted for upstream TLS, beside the system roots. */
   upstreamCaFile: string | null;
+  /** Deadline of one DNS lookup (A and AAAA together), below the connect deadline by default. */
+  dnsTimeoutMs: number;
+  /** Nameservers as host[:port] (IPv6 in brackets); null: the system's (/etc/resolv.conf). */
+  dnsServers: string[] | null;
 
   cacheTtlMs: number;
   cacheFailureTtlMs: number;
@@ -78,7 +84,7 @@ type Env = Record<string, string | undefined>;
 /** Builds a Config from environment-style strings; throws ConfigError naming the first bad setting. */
 export function loadConfig(env: Env = {}): Config {
   const read = new Reader(env);
-  return {
+  const config: Config = {
     port: read.int('PORT', 3000, { min: 0, max: 65535 }),
     host: read.string('HOST', '0.0.0.0'),
     publicBaseUrl: read.httpUrlOrNull('PUBLIC_BASE_URL'),
@@ -106,6 +112,8 @@ export function loadConfig(env: Env = {}): Config {
     maxFetchesPerClient: read.int('MAX_FETCHES_PER_CLIENT', 8, { min: 0 }),
     maxFetchesPerHost: read.int('MAX_FETCHES_PER_HOST', 16, { min: 0 }),
     upstreamCaFile: read.stringOrNull('UPSTREAM_CA_FILE'),
+    dnsTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS
+    dnsServers: read.nameserversOrNull('DNS_SERVERS'),
 
     cacheTtlMs: read.int('CACHE_TTL_MS', 12 * 60 * 60 * 1000, { min: 0 }),
     cacheFailureTtlMs: read.int('CACHE_FAILURE_TTL_MS', 60_000, { min: 0 }),
@@ -125,6 +133,13 @@ export function loadConfig(env: Env = {}): Config {
     keepAliveTimeoutMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 1 }),
     gcHeapGrowthPercent: read.int('GC_HEAP_GROWTH_PERCENT', 50, { min: 0, max: 300 }),
   };
+  // 2 s (below the 3 s connect deadline), and never more than half of a shorter fetch deadline.
+  config.dnsTimeoutMs = read.int('DNS_TIMEOUT_MS', Math.max(1, Math.min(2_000, Math.floor(config.fetchTimeoutMs / 2))), { min: 1 });
+  // A lookup that may outlive the fetch deadline would turn every DNS stall into a fetch timeout.
+  if (config.dnsTimeoutMs >= config.fetchTimeoutMs) {
+    throw new ConfigError('DNS_TIMEOUT_MS', `must be below FETCH_TIMEOUT_MS (${config.fetchTimeoutMs})`);
+  }
+  return config;
 }
 
 /** Parses one kind of value each; every failure names the setting. */
@@ -182,6 +197,27 @@ class Reader {
       throw new ConfigError(name, `"${value}" is not an absolute http(s) URL`);
     }
     return url.href;
+  }
+
+  /**
+   * Comma-separated nameservers, each an IP address with an optional port: 192.0.2.53,
+   * 192.0.2.53:5353, 2001:db8::53, [2001:db8::53]:5353. c-ares takes addresses only, not names.
+   */
+  nameserversOrNull(name: string): string[] | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    return value.split(',').map((entry) => {
+      const server = entry.trim();
+      const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(server);
+      const v4 = /^(\d+\.\d+\.\d+\.\d+)(?::(\d+))?$/.exec(server);
+      const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : v4 ? [v4[1]!, v4[2]] : [server, undefined];
+      const family = isIP(host);
+      if (family === 0 || (family === 6 && !bracketed && server.includes(']'))) {
+        throw new ConfigError(name, `"${server}" is not an IP address with an optional port (IPv6 in brackets when a port follows)`);
+      }
+      if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) throw new ConfigError(name, `"${server}" has no valid port`);
+      return server;
+    });
   }
 
   redisUrlOrNull(name: string): string | null {

@@ -15,6 +15,8 @@ export interface HealthSources {
   /** null when no Redis is configured; else whether it answers now. */
   redisUp: () => boolean | null;
   fetchSlots: FetchSlots;
+  /** The resolver's last 30 s (fetch/dns-window.ts holds the `degraded` rule). */
+  dns: () => { queries: number; timeouts: number; degraded: boolean; cachedNames: number };
 }
 
 /** What /healthz reads of the fetch limiter (fetch/limiter.ts). */
@@ -63,13 +65,16 @@ export class HealthMonitor {
     const redis = redisUp === null ? 'not_configured' : redisUp ? 'ok' : 'down';
     const slots = this.sources.fetchSlots;
     const saturated = slots.saturated;
-    const status = this.stopping ? 'stopping' : redis === 'down' || delay.p99 > LAGGING_P99_MS || saturated ? 'degraded' : 'ok';
+    const dns = this.sources.dns();
+    const degraded = redis === 'down' || delay.p99 > LAGGING_P99_MS || saturated || dns.degraded;
+    const status = this.stopping ? 'stopping' : degraded ? 'degraded' : 'ok';
     return {
       status,
       redis,
       event_loop_delay_ms: delay,
       upstream_fetches: { in_flight: slots.inFlight, max_in_flight: slots.maxActive, queued: slots.queued, capped: slots.capped, saturated },
       uptime_s: Math.round((performance.now() - this.startedAt) / 1000),
+      dns: { queries: dns.queries, timeouts: dns.timeouts, cached_names: dns.cachedNames },
     };
   }
 

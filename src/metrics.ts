@@ -44,6 +44,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly dnsQueryDuration = new Histogram({
+    name: 'linkpeek_dns_query_duration_seconds',
+    help: 'Time of a query to the nameservers (A and AAAA together), by outcome: answered, nxdomain, nodata, servfail, refused, timeout, error.',
+    labelNames: ['outcome'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4],
+    registers: [this.registry],
+  });
+
+  readonly dnsCache = new Counter({
+    name: 'linkpeek_dns_cache_requests_total',
+    help: 'Name lookups: hit (cached answer), negative_hit (cached failure), miss (a query is sent), coalesced (waited for a query in flight).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly rateLimited = new Counter({
     name: 'linkpeek_rate_limit_rejections_total',
     help: 'Requests answered 429, by route.',

@@ -17,6 +17,19 @@ test('the defaults are the documented ones', () => {
   assert.is(c.maxImageBytes, 8 * 1024 * 1024);
   assert.is(c.showcaseUrl, 'https://github.com/');
   assert.is(c.gcHeapGrowthPercent, 50);
+  assert.is(c.dnsTimeoutMs, 2000);
+  assert.ok(c.dnsTimeoutMs < c.connectTimeoutMs);
+  assert.is(c.dnsServers, null);
+});
+
+test('DNS_SERVERS: IPv4 and bracketed IPv6, each with an optional port', () => {
+  const c = loadConfig({ DNS_SERVERS: '192.0.2.53, 127.0.0.1:5353,2001:db8::53,[2001:db8::53]:53' });
+  assert.equal(c.dnsServers, ['192.0.2.53', '127.0.0.1:5353', '2001:db8::53', '[2001:db8::53]:53']);
+});
+
+test('DNS_TIMEOUT_MS defaults to at most half a shorter fetch deadline', () => {
+  assert.is(loadConfig({ FETCH_TIMEOUT_MS: '1000' }).dnsTimeoutMs, 500);
+  assert.is(loadConfig({ DNS_TIMEOUT_MS: '700' }).dnsTimeoutMs, 700);
 });
 
 const bad: Array<[Record<string, string>, string]> = [
@@ -30,6 +43,11 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ PUBLIC_BASE_URL: '/relative' }, 'Invalid setting PUBLIC_BASE_URL: "/relative" is not an absolute http(s) URL'],
   [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'Invalid setting REDIS_URL: "http://127.0.0.1:6379" is not a redis:// or rediss:// URL'],
   [{ GC_HEAP_GROWTH_PERCENT: '301' }, 'Invalid setting GC_HEAP_GROWTH_PERCENT: must be at most 300'],
+  [{ DNS_SERVERS: 'dns.example' }, 'Invalid setting DNS_SERVERS: "dns.example" is not an IP address with an optional port (IPv6 in brackets when a port follows)'],
+  [{ DNS_SERVERS: '127.0.0.1:99999' }, 'Invalid setting DNS_SERVERS: "127.0.0.1:99999" has no valid port'],
+  [{ DNS_SERVERS: '127.0.0.1,' }, 'Invalid setting DNS_SERVERS: "" is not an IP address with an optional port (IPv6 in brackets when a port follows)'],
+  [{ DNS_TIMEOUT_MS: '8000' }, 'Invalid setting DNS_TIMEOUT_MS: must be below FETCH_TIMEOUT_MS (8000)'],
+  [{ DNS_TIMEOUT_MS: '0' }, 'Invalid setting DNS_TIMEOUT_MS: must be at least 1'],
   [{ ALLOW_PRIVATE_NETWORKS: 'yes please' }, 'Invalid setting ALLOW_PRIVATE_NETWORKS: "yes please" is not true or false'],
 ];
 for (const [env, message] of bad) {

@@ -20,6 +20,9 @@ export const COLLECT_LIMITS = {
   titleChars: 64 * 1024,
 };
 
+/** The meta keys whose content is a preview image URL (SPEC.md ImageMetadata sources). */
+const IMAGE_KEYS = new Set(['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src']);
+
 export class TagCollector {
   readonly tags: RawTags = { metas: [], title: null, links: [], baseHref: null, lang: null, scriptSrcs: [] };
   /** Set by the first `<body>` start tag; nothing after it may change `tags`. */
@@ -28,6 +31,8 @@ export class TagCollector {
   declaredCharset: string | null = null;
   /** Called once, when the first charset declaration is seen. */
   onCharsetDeclared: ((label: string) => void) | null = null;
+  /** Called with the raw URL of every image or icon tag as it is seen (the caller may start resolving its host). */
+  onImageUrl: ((rawUrl: string) => void) | null = null;
 
   private titleCount = 0;
   private titleParts: string[] = [];
@@ -74,6 +79,9 @@ export class TagCollector {
       }
     }
     this.tags.metas.push(meta);
+    if (this.onImageUrl && meta.content !== null && IMAGE_KEYS.has((meta.property ?? meta.name ?? '').toLowerCase())) {
+      this.onImageUrl(meta.content);
+    }
     if (this.declaredCharset === null) {
       const label =
         meta.charset ??
@@ -114,6 +122,7 @@ export class TagCollector {
     if (rel === null || href === null) return;
     const link: RawLink = { rel, href, type, sizes };
     this.tags.links.push(link);
+    if (this.onImageUrl && /\bicon\b/i.test(rel)) this.onImageUrl(href);
   }
 
   private base(e: Element): void {

@@ -13,6 +13,8 @@ export interface ScanHeadOptions {
   contentType?: string | null;
   /** The source never changes a chunk it has yielded: held bytes need no copy (HeadScannerOptions). */
   retainChunks?: boolean;
+  /** Told the raw URL of each image and icon tag as soon as it is scanned (HeadScannerOptions). */
+  onImageUrl?: (rawUrl: string) => void;
 }
 
 /**
@@ -24,7 +26,11 @@ export async function scanHead(
   source: AsyncIterable<Uint8Array> | Uint8Array,
   options: ScanHeadOptions = {},
 ): Promise<ScanResult> {
-  const scanner = new HeadScanner({ contentType: options.contentType ?? null, retainChunks: options.retainChunks ?? false });
+  const scanner = new HeadScanner({
+    contentType: options.contentType ?? null,
+    retainChunks: options.retainChunks ?? false,
+    onImageUrl: options.onImageUrl,
+  });
   try {
     if (source instanceof Uint8Array) {
       await scanner.write(source);

@@ -35,6 +35,8 @@ export interface HeadScannerOptions {
    * time): bytes held for a charset re-scan then point into the chunks instead of being copied.
    */
   retainChunks?: boolean;
+  /** Told the raw URL of each image and icon tag as soon as it is scanned, before the head ends. */
+  onImageUrl?: (rawUrl: string) => void;
 }
 
 /**
@@ -65,6 +67,7 @@ export class HeadScanner {
   private readonly maxBlockSize: number;
   private readonly retainChunks: boolean;
   private readonly httpCharset: string | null;
+  private readonly onImageUrl: ((rawUrl: string) => void) | null;
 
   private choice: CharsetChoice | null = null; // null until the first block is seen (BOM sniff)
   private rewriter: HTMLRewriter | null = null;
@@ -86,6 +89,7 @@ export class HeadScanner {
     this.blockSize = Math.max(16, Math.floor(options.blockSize ?? DEFAULT_BLOCK_SIZE));
     this.maxBlockSize = Math.max(this.blockSize, Math.floor(options.maxBlockSize ?? MAX_BLOCK_SIZE));
     this.retainChunks = options.retainChunks ?? false;
+    this.onImageUrl = options.onImageUrl ?? null;
     const label = charsetOfContentType(options.contentType);
     this.httpCharset = label === null ? null : encodingForLabel(label);
   }
@@ -286,6 +290,7 @@ export class HeadScanner {
     this.rewriter = rewriter;
     const collector = this.collector;
     collector.attach(rewriter);
+    collector.onImageUrl = this.onImageUrl;
     // In the tentative windows-1252 pass, the page's own declaration decides (charset.ts 4).
     collector.onCharsetDeclared = (label) => {
       if (this.choice?.basis !== 'default') return;

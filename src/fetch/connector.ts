@@ -8,6 +8,9 @@
 //      dialled) has no window;
 //   3. once connected, the socket's remote address is checked once more (last net: it catches
 //      anything the two above missed, e.g. a resolver that answers differently per family).
+// Before dialling a name, `resolve` (the caching resolver) is asked once and timed: its failure
+// ends the connection attempt with the resolver's own error, and the lookup inside net.connect
+// that follows is answered from its cache, still through the guard.
 
 import fs from 'node:fs';
 import type { Socket } from 'node:net';
@@ -16,12 +19,15 @@ import tls from 'node:tls';
 import { buildConnector } from 'undici';
 import type { Config } from '../config.js';
 import { BlockedAddressError, blockedReason, guardLookup, hostLiteral, isPublicAddress } from './address.js';
+import { recordConnection } from './timings.js';
 
 export type Connector = buildConnector.connector;
 
 export interface ConnectorOptions {
-  /** The resolver (tests inject one; production uses dns.lookup). */
+  /** The resolver net.connect calls (production: resolver.ts DnsResolver.lookup; tests inject one). */
   lookup?: LookupFunction;
+  /** Resolves a name before dialling (production: DnsResolver.resolve); its time is the connection's DNS time. */
+  resolve?: (hostname: string) => Promise<unknown>;
   /**
    * Test seam: which addresses count as public (default address.ts isPublicAddress). Lets a test
    * trust exactly one loopback fixture while the guard stays on for every other address.
@@ -47,8 +53,27 @@ export function createGuardedConnector(
     ...trustedCas(config.upstreamCaFile),
   });
 
-  if (!guard) return connect;
+  const dial: Connector = guard ? guarded(connect, refusal) : connect;
+  const resolve = options.resolve;
+  return (opts, callback) => {
+    const named = resolve !== undefined && hostLiteral(opts.hostname) === null;
+    const started = performance.now();
+    (named ? resolve(opts.hostname) : Promise.resolve()).then(
+      () => {
+        const dialled = performance.now();
+        dial(opts, (err, socket) => {
+          if (err || !socket) return callback(err ?? new Error('no socket'), null);
+          recordConnection(socket, { dnsMs: named ? dialled - started : null, connectMs: performance.now() - dialled });
+          return callback(null, socket);
+        });
+      },
+      (err: Error) => callback(err, null),
+    );
+  };
+}
 
+/** The address checks of a connection (1 and 3 above; 2 is inside `connect`'s lookup). */
+function guarded(connect: Connector, refusal: (ip: string) => string | null): Connector {
   return (opts, callback) => {
     const literal = hostLiteral(opts.hostname);
     const literalWhy = literal === null ? null : refusal(literal);

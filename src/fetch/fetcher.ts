@@ -18,7 +18,9 @@ import { findBlocked, toFetchError } from './failure.js';
 import { FetchLifetime } from './lifetime.js';
 import { FetchLimiter } from './limiter.js';
 import { CALLER_HEADERS, REDIRECT_STATUSES, requestHeaders } from './policy.js';
+import { DnsResolver } from './resolver.js';
 import { targetProblem } from './target.js';
+import { FetchTimings } from './timings.js';
 import type { SafeFetch, SafeFetchOptions, SafeFetchResponse } from './types.js';
 
 export interface SafeFetchLogger {
@@ -26,7 +28,9 @@ export interface SafeFetchLogger {
 }
 
 export interface SafeFetchDeps {
-  /** The DNS resolver (tests inject one; default dns.lookup). Its answers pass the address guard. */
+  /** The caching c-ares resolver (default: one built from DNS_SERVERS and DNS_TIMEOUT_MS). */
+  resolver?: DnsResolver;
+  /** Test seam: a plain lookup function used instead of the resolver. Its answers pass the address guard. */
   lookup?: LookupFunction;
   /** Told about refused targets: a blocked address or redirect is worth a look (SSRF probing). */
   logger?: SafeFetchLogger;
@@ -42,6 +46,8 @@ export interface SafeFetchService {
   safeFetch: SafeFetch;
   /** The caps on upstream fetches: per instance, client and destination (for metrics and /healthz). */
   limiter: FetchLimiter;
+  /** The resolver every upstream name goes through (for metrics, /healthz and prefetching). */
+  resolver: DnsResolver;
   /**
    * Shuts the upstream side down: waits for fetches in flight (each bounded by its deadline,
    * which also ends a body nobody reads), then closes every upstream connection.
@@ -55,9 +61,14 @@ type UndiciResponse = Awaited<ReturnType<Agent['request']>>;
 const REDIRECT_BODY_DRAIN = 64 * 1024;
 
 export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeFetchService {
+  const resolver = deps.resolver ?? new DnsResolver({ timeoutMs: config.dnsTimeoutMs, servers: config.dnsServers });
   const agent = new Agent({
     allowH2: true,
-    connect: createGuardedConnector(config, { lookup: deps.lookup, isPublic: deps.isPublicAddress }),
+    connect: createGuardedConnector(config, {
+      lookup: deps.lookup ?? resolver.lookup,
+      resolve: deps.lookup ? undefined : (hostname) => resolver.resolve(hostname),
+      isPublic: deps.isPublicAddress,
+    }),
     // undici's own timers are a second net under the total deadline, never the first: they are
     // coarse (FastTimer, ~0.5 s ticks) and would otherwise race it.
     headersTimeout: 2 * config.fetchTimeoutMs,
@@ -74,10 +85,11 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
   async function safeFetch(url: URL, options: SafeFetchOptions): Promise<SafeFetchResponse> {
     const headers = { ...requestHeaders(config, options.accept), ...callerHeaders(options.headers) };
     const lifetime = new FetchLifetime(config.fetchTimeoutMs, options.signal);
+    const timings = new FetchTimings();
     try {
       lifetime.hold(await limiter.acquire(lifetime.signal, chargeOf(url, options.client)));
-      const { finalUrl, response } = await followRedirects(url, headers, lifetime);
-      return readable(finalUrl, response, options.maxBytes, lifetime);
+      const { finalUrl, response } = await followRedirects(url, headers, lifetime, timings);
+      return readable(finalUrl, response, options.maxBytes, lifetime, timings);
     } catch (err) {
       lifetime.end(err instanceof Error ? err : undefined);
       const blocked = findBlocked(err);
@@ -94,6 +106,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
     start: URL,
     headers: Record<string, string>,
     lifetime: FetchLifetime,
+    timings: FetchTimings,
   ): Promise<{ finalUrl: URL; response: UndiciResponse }> {
     const visited = new Set<string>();
     let url = start;
@@ -104,13 +117,9 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
         throw new FetchFailed(`${hop === 0 ? 'target' : 'redirect target'} refused: ${problem}`);
       }
       visited.add(withoutHash(url));
-      const response = await agent.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers,
-        signal: lifetime.signal,
-      });
+      const response = await timings.claim(() =>
+        agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: lifetime.signal }),
+      );
       if (!REDIRECT_STATUSES.has(response.statusCode)) return { finalUrl: url, response };
 
       // The redirect's own body is not ours to read; drain a little so the connection is reused.
@@ -129,7 +138,11 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
   return {
     safeFetch,
     limiter,
-    close: () => agent.close(),
+    resolver,
+    async close() {
+      await agent.close();
+      if (!deps.resolver) resolver.close();
+    },
   };
 }
 
@@ -137,7 +150,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
  * Wraps the final response: decoded body, counted against `maxBytes`. The slot and the deadline
  * stay with the body until it ends, is closed, or the deadline passes.
  */
-function readable(url: URL, response: UndiciResponse, maxBytes: number, lifetime: FetchLifetime): SafeFetchResponse {
+function readable(url: URL, response: UndiciResponse, maxBytes: number, lifetime: FetchLifetime, timings: FetchTimings): SafeFetchResponse {
   const headers = flattenHeaders(response.headers);
   const decoded = decodeBody(response.body, contentCodings(headers['content-encoding']));
   let bytesRead = 0;
@@ -176,6 +189,7 @@ function readable(url: URL, response: UndiciResponse, maxBytes: number, lifetime
     url,
     status: response.statusCode,
     headers,
+    timings: timings.snapshot(),
     body: capped(),
     get truncated() {
       return truncated;

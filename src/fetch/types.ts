@@ -24,6 +24,12 @@ export interface SafeFetchResponse {
   /** Response headers, lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
   /**
+   * What opening connections cost this fetch, summed over its redirect hops: DNS lookup time and
+   * TCP/TLS connect time. Each is null when no hop opened a connection of its own (a pooled one
+   * was reused) or, for dnsMs, when no name was resolved (IP literal).
+   */
+  timings: { dnsMs: number | null; connectMs: number | null };
+  /**
    * The decoded body, at most maxBytes. Iterate once. Ends early at the cap; the deadline or an
    * abort surfaces as a thrown FetchTimeout / FetchFailed while iterating.
    * Every chunk is fresh memory, never changed after it was yielded (callers may keep it).

@@ -41,7 +41,15 @@ export interface MetadataServiceDeps {
   onCache?: (outcome: 'hit' | 'miss' | 'coalesced') => void;
   /** Told of an enricher that failed (the extraction is still answered). */
   onEnricherError?: (err: unknown) => void;
+  /**
+   * Told the host of each image and icon URL as the scanner reaches it, before the head ends, so
+   * its lookup runs while the rest of the head downloads (the probes find it answered).
+   */
+  prefetchHost?: (hostname: string) => void;
 }
+
+/** Hosts prefetched per page at most: the probes use three URLs; a page listing hundreds gets no more. */
+const PREFETCH_HOSTS = 4;
 
 /** How often an instance waiting for another's fetch looks for the result. */
 const CLAIM_POLL_MS = 25;
@@ -142,7 +150,11 @@ function isHtml(contentType: string): boolean {
   return contentType === '' || /\b(html|xhtml)\b/i.test(contentType);
 }
 
-async function fetchAndExtract(target: URL, client: string | undefined, { config, safeFetch }: MetadataServiceDeps): Promise<EnrichmentInput> {
+async function fetchAndExtract(
+  target: URL,
+  client: string | undefined,
+  { config, safeFetch, prefetchHost }: MetadataServiceDeps,
+): Promise<EnrichmentInput> {
   const res = await safeFetch(target, { maxBytes: config.maxPageBytes, client });
   try {
     if (res.status >= 400) throw new FetchFailed(`upstream status ${res.status}`);
@@ -153,7 +165,7 @@ async function fetchAndExtract(target: URL, client: string | undefined, { config
 
     if (isHtml(contentType)) {
       // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.
-      const scan = await scanHead(res.body, { contentType, retainChunks: true });
+      const scan = await scanHead(res.body, { contentType, retainChunks: true, onImageUrl: prefetchHost && hostsOf(finalUrl, prefetchHost) });
       if (scan.bytesConsumed === 0) throw new FetchFailed('empty body');
       return { target, client, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
     }
@@ -172,6 +184,18 @@ async function fetchAndExtract(target: URL, client: string | undefined, { config
   } finally {
     res.close();
   }
+}
+
+/** Passes the hosts of a page's image URLs (resolved against the page URL) to `prefetch`, a few distinct ones at most. */
+function hostsOf(page: URL, prefetch: (hostname: string) => void): (rawUrl: string) => void {
+  const seen = new Set<string>([page.hostname]);
+  return (rawUrl) => {
+    if (seen.size > PREFETCH_HOSTS) return;
+    const url = URL.parse(rawUrl.trim(), page);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || seen.has(url.hostname)) return;
+    seen.add(url.hostname);
+    prefetch(url.hostname);
+  };
 }
 
 /** The first `limit` bytes of the body (or all of it when shorter). */
