@@ -56,7 +56,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly namespace: string;
   private readonly now: () => number;
 
-  /** `keyPrefix` keeps deployments that share one Redis apart. */
+  /** `keyPrefix` (REDIS_KEY_PREFIX) keeps deployments that share one Redis apart. */
   constructor(
     redis: Redis,
     private readonly opts: RateLimitOptions,
