@@ -31,6 +31,10 @@ export interface WorldOptions {
 
 export async function runWorldBench(options: WorldOptions): Promise<{ rows: WorldRow[]; details: string[] }> {
   const { runs, concurrency, only, log } = options;
+  if (process.getuid?.() !== 0) {
+    log('world: skipped (it binds ports 80 and 443 on 127.0.x.y, which needs root)');
+    return { rows: [], details: [] };
+  }
   log('starting the world (plan, certificates, hosts)…');
   const world = await startWorld();
   log(`world: ${world.plan.hosts.length} hosts, ${world.plan.pages.length} corpus pages, nameserver ${world.dns}`);
