@@ -49,6 +49,7 @@ export function worldReport({ defaults, stall, hang, cache, plan, concurrency }:
         `≤ probes off + ${allowance.toFixed(0)} (2 × ${imageLatency.toFixed(0)} ms + 10)`, verdict(median(deltas) <= allowance));
       row(name, 'uncached p99 ms', spread(pick('probes on', (p) => p.p99)), `probes off ${spread(pick('probes off', (p) => p.p99))}`);
       row(name, 'pages/s', spread(pick('probes on', (p) => p.perSecond)), `probes off ${spread(pick('probes off', (p) => p.perSecond))}`);
+      row(name, 'service CPU ms per page (steadier)', spread(pick('probes on', (p) => p.cpuMs), 2), `probes off ${spread(pick('probes off', (p) => p.cpuMs), 2)}`);
       const prefetch = of('probes on').flatMap((on) => {
         const without = runOf('probes on, no prefetch', on.run);
         return without ? [on[pass].p50 - without[pass].p50] : [];
@@ -61,6 +62,7 @@ export function worldReport({ defaults, stall, hang, cache, plan, concurrency }:
     row(`world c=${concurrency}, cached`, 'cached p50 ms / p99 ms / req/s (probes on)',
       `${spread(of('probes on').map((r) => r.cached.p50), 1)} / ${spread(of('probes on').map((r) => r.cached.p99), 1)} / ${spread(of('probes on').map((r) => r.cached.perSecond))}`,
       `probes off ${spread(of('probes off').map((r) => r.cached.p50), 1)} / ${spread(of('probes off').map((r) => r.cached.p99), 1)} / ${spread(of('probes off').map((r) => r.cached.perSecond))}`);
+    row(`world c=${concurrency}, cached`, 'service CPU µs per cached hit', spread(of('probes on').map((r) => 1000 * r.cached.cpuMs)), `probes off ${spread(of('probes off').map((r) => 1000 * r.cached.cpuMs))}`);
     details.push(`Scenario 1: ${plan.pages.length} corpus pages on ${plan.hosts.length} hosts; each run asks for every page twice (new URLs each time), then the second pass again (cached).` +
       ` Answers with image width filled, hosts-known pass: probes on ${spread(of('probes on').map((r) => r.imagesWithSize))}, probes off ${spread(of('probes off').map((r) => r.imagesWithSize))} of ${plan.pages.length}.` +
       ` Image round trip: the median over pages of their slowest image host's latency, ${imageLatency.toFixed(0)} ms.`);

@@ -1,6 +1,7 @@
 // The world benchmark's scenarios. Each starts LinkPeek fresh in the world (world.ts), so every
 // run begins with empty caches, no pooled connections and no names resolved.
 
+import { cpuMsOf } from '../lib/proc.js';
 import { median, percentile } from '../lib/stats.js';
 import { drive, metadataPath, poll, versioned, type Timed } from './drive.js';
 import { startService, type Variant, type World } from './world.js';
@@ -14,12 +15,21 @@ export interface PassFigures {
   p99: number;
   perSecond: number;
   failed: number;
+  /** The service's CPU time (user + system) per request, ms: steadier than times on a shared machine. */
+  cpuMs: number;
 }
 
-function figures({ results, seconds }: { results: Timed[]; seconds: number }): PassFigures {
+function figures({ results, seconds }: { results: Timed[]; seconds: number }, cpuMs = NaN): PassFigures {
   const ok = results.filter((r) => r.status === 200);
   const ms = ok.map((r) => r.ms);
-  return { p50: median(ms), p99: percentile(ms, 99), perSecond: ok.length / seconds, failed: results.length - ok.length };
+  return { p50: median(ms), p99: percentile(ms, 99), perSecond: ok.length / seconds, failed: results.length - ok.length, cpuMs: cpuMs / results.length };
+}
+
+/** drive() with the service's CPU time over the batch. */
+async function measured(pid: number, ...args: Parameters<typeof drive>): Promise<PassFigures & { results: Timed[] }> {
+  const cpu = cpuMsOf(pid);
+  const batch = await drive(...args);
+  return { ...figures(batch, cpuMsOf(pid) - cpu), results: batch.results };
 }
 
 export interface DefaultsRun {
@@ -38,12 +48,13 @@ export async function runDefaults(world: World, variant: Variant, run: number, c
   const service = await startService(world, variant);
   try {
     const pass = (name: string) => world.order.map((page, i) => metadataPath(versioned(page.url, `${variant.label}-${run}-${name}-${i}`)));
-    const cold = await drive(service.origin, pass('1'), concurrency);
+    const cold = await measured(service.pid, service.origin, pass('1'), concurrency);
     const warmPaths = pass('2');
-    const warm = await drive(service.origin, warmPaths, concurrency);
-    const cached = await drive(service.origin, warmPaths, concurrency);
+    const warm = await measured(service.pid, service.origin, warmPaths, concurrency);
+    const cached = await measured(service.pid, service.origin, warmPaths, concurrency);
     const imagesWithSize = warm.results.filter((r) => r.status === 200 && /"image":\{[^}]*"width":\d/.test(r.body)).length;
-    return { variant: variant.label, run, cold: figures(cold), warm: figures(warm), cached: figures(cached), imagesWithSize };
+    const strip = ({ results: _, ...figures }: PassFigures & { results: Timed[] }): PassFigures => figures;
+    return { variant: variant.label, run, cold: strip(cold), warm: strip(warm), cached: strip(cached), imagesWithSize };
   } finally {
     await service.stop();
   }

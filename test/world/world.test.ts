@@ -90,7 +90,7 @@ test('a host with a certificate from another CA is refused (the test CA is trust
     const host = await startHost({
       name: 'rogue.world.test', address: '127.0.0.1', latencyMs: 0, tls: await other.issue(['rogue.world.test']),
       listeners: [{ port: 0, protocol: 'h2' }],
-      handle: (_req, res) => res.end('<title>Rogue</title>'),
+      handle: (_req, res) => void res.end('<title>Rogue</title>'),
     });
     dns.set('rogue.world.test', { A: ['127.0.0.1'] });
     const res = await svc.request(q(host.url('/').href));
@@ -104,7 +104,7 @@ test('a host with a certificate from another CA is refused (the test CA is trust
 test('a plain HTTP host answers once its held connection is handed over (the paused socket is resumed)', async () => {
   const host = await startHost({
     name: 'far.world.test', address: '127.0.0.1', latencyMs: 0, listeners: [{ port: 0, protocol: 'http' }],
-    handle: (_req, res) => res.end('ok'),
+    handle: (_req, res) => void res.end('ok'),
   });
   const res = await fetch(`http://127.0.0.1:${host.ports[0]}/`);
   assert.is(await res.text(), 'ok');
