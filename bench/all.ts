@@ -5,7 +5,8 @@
 //   bytes read             bench/bytes.ts   share of each page pulled before the answer was complete
 //   memory                 bench/memory.ts  RSS before and after 10,000 uncached requests (default and small caches)
 //   world                  bench/world.ts   LinkPeek at its defaults in a simulated internet (host names, latency, TLS, DNS stalls)
-//   and, spawned as they are when present: bench:extract, bench:proxy, bench/probe-cost.ts
+//   and, spawned as they are when present: bench:extract, bench:proxy, bench/probe-cost.ts,
+//   bench:stalls (Redis stall and fair fetch slots; it writes bench/results/stalls.md itself)
 //
 // Every server (the upstream, each contender, each baseline) and the load generator (autocannon)
 // run in their own processes. The machine is shared and small, so every figure is the median of
@@ -259,7 +260,7 @@ const childSummaries: string[] = [];
 if (only.has('children')) {
   const scripts = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   const children: { name: string; command: string[] }[] = [];
-  for (const name of ['bench:extract', 'bench:proxy', 'bench:probe-cost']) {
+  for (const name of ['bench:extract', 'bench:proxy', 'bench:probe-cost', 'bench:stalls']) {
     const file = path.join(REPO_ROOT, 'bench', `${name.slice('bench:'.length)}.ts`);
     if (scripts[name]) children.push({ name, command: ['npm', 'run', '-s', name] });
     else if (existsSync(file)) children.push({ name, command: [process.execPath, '--import', 'tsx', file] });

@@ -129,6 +129,9 @@ async function startLinkPeek(probeImages: boolean): Promise<{ origin: string; cl
     LOG_LEVEL: 'silent',
     ALLOW_PRIVATE_NETWORKS: 'true',
     RATE_LIMIT_MAX: '0',
+    // One client and one upstream stand for many: no fair shares of fetch slots.
+    MAX_FETCHES_PER_CLIENT: '0',
+    MAX_FETCHES_PER_HOST: '0',
     PROBE_IMAGES: String(probeImages),
   });
   // The wiring the lead puts in src/app.ts: imageEnricher on the app's own safeFetch.

@@ -144,7 +144,8 @@ async function main(): Promise<void> {
   const { createApp } = await import('../src/app.js');
   const { createSafeFetch } = await import('../src/fetch/fetcher.js');
   const { createImageProxy } = await import('../src/proxy/proxy.js');
-  const config = loadConfig({ LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_MAX: '0' });
+  // One client and one upstream stand for many: no fair shares of fetch slots.
+  const config = loadConfig({ LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_MAX: '0', MAX_FETCHES_PER_CLIENT: '0', MAX_FETCHES_PER_HOST: '0' });
   const fetcher = createSafeFetch(config);
   const app = await createApp(config, {
     logger: pino({ level: 'silent' }),

@@ -242,16 +242,34 @@ export const HealthSchema = {
         },
         upstream_fetches: {
             type: 'object',
+            description: 'Upstream fetch slots of this instance (MAX_CONCURRENT_FETCHES) and who waits for them.',
             required: [
                 'in_flight',
-                'queued'
+                'max_in_flight',
+                'queued',
+                'capped',
+                'saturated'
             ],
             properties: {
                 in_flight: {
-                    type: 'integer'
+                    type: 'integer',
+                    description: 'Fetches holding a slot.'
+                },
+                max_in_flight: {
+                    type: 'integer',
+                    description: 'Slots of this instance.'
                 },
                 queued: {
-                    type: 'integer'
+                    type: 'integer',
+                    description: 'Fetches waiting for a free slot (their client\'s and destination\'s shares allow them).'
+                },
+                capped: {
+                    type: 'integer',
+                    description: 'Fetches waiting because their client or destination already holds its full share.'
+                },
+                saturated: {
+                    type: 'boolean',
+                    description: 'Every slot taken while a fetch waits for one, now or within the last 5 s; makes `status` degraded.'
                 }
             }
         },

@@ -55,7 +55,8 @@ export const getOpenApiDocument = <ThrowOnError extends boolean = false>(options
  * Liveness and readiness of this instance.
  *
  * 200 while the instance answers requests: `ok`, or `degraded` when Redis is configured but
- * unreachable (the instance answers from its own memory stores) or the event loop lags.
+ * unreachable or silent past its deadline (the instance answers from its own memory stores),
+ * the event loop lags, or the upstream fetch slots are saturated.
  * 503 `stopping` once a shutdown has begun, so a load balancer stops sending traffic.
  *
  */

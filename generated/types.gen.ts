@@ -134,9 +134,30 @@ export type Health = {
         p99: number;
         max: number;
     };
+    /**
+     * Upstream fetch slots of this instance (MAX_CONCURRENT_FETCHES) and who waits for them.
+     */
     upstream_fetches: {
+        /**
+         * Fetches holding a slot.
+         */
         in_flight: number;
+        /**
+         * Slots of this instance.
+         */
+        max_in_flight: number;
+        /**
+         * Fetches waiting for a free slot (their client's and destination's shares allow them).
+         */
         queued: number;
+        /**
+         * Fetches waiting because their client or destination already holds its full share.
+         */
+        capped: number;
+        /**
+         * Every slot taken while a fetch waits for one, now or within the last 5 s; makes `status` degraded.
+         */
+        saturated: boolean;
     };
     uptime_s: number;
     /**

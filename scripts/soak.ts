@@ -91,6 +91,8 @@ async function serveService(): Promise<void> {
     FETCH_TIMEOUT_MS: String(DEADLINE_MS),
     PROBE_IMAGES: 'false',
     CACHE_MAX_ENTRIES: '2000',
+    // The one upstream process stands for many sites: no per-destination share of fetch slots.
+    MAX_FETCHES_PER_HOST: '0',
   });
   const logger = process.env.SOAK_LOG ? pino(pino.destination(process.env.SOAK_LOG)) : pino({ level: 'silent' });
   const app = await createApp(config, { logger });

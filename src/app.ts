@@ -77,11 +77,8 @@ export interface App {
 export async function createApp(config: Config, deps: AppDeps = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config);
   const ownsRedis = !deps.redis && config.redisUrl !== null;
-  const redis = deps.redis ?? (config.redisUrl ? await connectRedis(config.redisUrl, logger) : null);
-  const failover = new Failover((degraded, err) => {
-    if (degraded) logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis failed: using memory stores');
-    else logger.info('redis answers again: back on shared stores');
-  });
+  const redis = deps.redis ?? (config.redisUrl ? await connectRedis(config.redisUrl, logger, config.redisTimeoutMs) : null);
+  const failover = redis && createFailover(config, redis, logger);
 
   const limiter = createRateLimitStore(config, redis, failover);
   const resolver =
@@ -98,11 +95,12 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const sources = {
     fetchesInFlight: () => fetcher.limiter.inFlight,
     fetchesQueued: () => fetcher.limiter.queued,
+    fetchesCapped: () => fetcher.limiter.capped,
   };
   const metrics = new Metrics(sources);
   const health = new HealthMonitor({
-    ...sources,
-    redisUp: () => (redis ? redis.status === 'ready' : null),
+    fetchSlots: fetcher.limiter,
+    redisUp: () => (failover ? !failover.degraded && redis!.status === 'ready' : null),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });
   const safeFetch = instrumented(fetcher.safeFetch, metrics);
@@ -166,10 +164,11 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     responses,
     callback: () => withFastPath({ responses, limiter, trustProxy: config.trustProxy, logRequest }, koa.callback()),
     get degraded() {
-      return failover.degraded;
+      return failover?.degraded ?? false;
     },
     async close() {
       limiter?.close();
+      failover?.close();
       health.close();
       await metadata.close();
       safety.close();
@@ -196,17 +195,29 @@ function instrumented(safeFetch: SafeFetch, metrics: Metrics): SafeFetch {
   };
 }
 
-function createRateLimitStore(config: Config, redis: Redis | null, failover: Failover): RateLimitStore | null {
+/** One failover for the rate limiter and the cache, with Redis's PING as its background check. */
+function createFailover(config: Config, redis: Redis, logger: Logger): Failover {
+  return new Failover({
+    deadlineMs: config.redisTimeoutMs,
+    check: () => redis.ping(),
+    onChange: (degraded, err) => {
+      if (degraded) logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis failed: using memory stores');
+      else logger.info('redis answers again: back on shared stores');
+    },
+  });
+}
+
+function createRateLimitStore(config: Config, redis: Redis | null, failover: Failover | null): RateLimitStore | null {
   if (config.rateLimitMax === 0) return null;
   // SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
   const opts = { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
   const memory = new MemoryRateLimitStore(opts);
-  return redis ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts), memory, failover) : memory;
+  return redis && failover ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts), memory, failover) : memory;
 }
 
-function createExtractionStore(config: Config, redis: Redis | null, failover: Failover): ExtractionStore {
+function createExtractionStore(config: Config, redis: Redis | null, failover: Failover | null): ExtractionStore {
   const memory = new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes });
-  return redis ? new FallbackExtractionStore(new RedisExtractionStore(redis), memory, failover) : memory;
+  return redis && failover ? new FallbackExtractionStore(new RedisExtractionStore(redis), memory, failover) : memory;
 }
 
 /** SPEC.md: the 302's Location is an absolute URI of this endpoint with the showcase page as `url`. */

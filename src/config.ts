@@ -17,6 +17,8 @@ export interface Config {
   rateLimitMax: number;
   rateLimitWindowMs: number;
   redisUrl: string | null;
+  /** Longest a Redis operation may take; past it the instance falls back to its memory stores. */
+  redisTimeoutMs: number;
 
   /** Lets upstream fetches reach loopback and private ranges: local development and tests only. */
   allowPrivateNetworks: boolean;
@@ -32,6 +34,9 @@ export interface Config {
   /** Upstream fetches in flight per instance, and how many more may wait for a slot. */
   maxConcurrentFetches: number;
   fetchQueueMax: number;
+  /** Fair shares of those slots: per client IP (IPv6: per /64) and per destination; 0 disables. */
+  maxFetchesPerClient: number;
+  maxFetchesPerHost: number;
   /** Extra PEM CA certificate(s) trusted for upstream TLS, beside the system roots. */
   upstreamCaFile: string | null;
   /** Deadline of one DNS lookup (A and AAAA together), below the connect deadline by default. */
@@ -90,6 +95,8 @@ export function loadConfig(env: Env = {}): Config {
     rateLimitMax: read.int('RATE_LIMIT_MAX', 20, { min: 0 }),
     rateLimitWindowMs: read.int('RATE_LIMIT_WINDOW_MS', 10_000, { min: 1 }),
     redisUrl: read.redisUrlOrNull('REDIS_URL'),
+    // Redis answers in well under a millisecond on a local network; 250 ms is a stall, not load.
+    redisTimeoutMs: read.int('REDIS_TIMEOUT_MS', 250, { min: 1 }),
 
     allowPrivateNetworks: read.bool('ALLOW_PRIVATE_NETWORKS', false),
     fetchTimeoutMs: read.int('FETCH_TIMEOUT_MS', 8_000, { min: 1 }),
@@ -100,6 +107,10 @@ export function loadConfig(env: Env = {}): Config {
     userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
     maxConcurrentFetches: read.int('MAX_CONCURRENT_FETCHES', 64, { min: 1 }),
     fetchQueueMax: read.int('FETCH_QUEUE_MAX', 256, { min: 0 }),
+    // An eighth and a quarter of the default 64 slots: it takes eight clients with slow pages, or
+    // four slow destinations, to fill the instance; one client's burst of previews still runs 8 at once.
+    maxFetchesPerClient: read.int('MAX_FETCHES_PER_CLIENT', 8, { min: 0 }),
+    maxFetchesPerHost: read.int('MAX_FETCHES_PER_HOST', 16, { min: 0 }),
     upstreamCaFile: read.stringOrNull('UPSTREAM_CA_FILE'),
     dnsTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS and ENRICH_BUDGET_MS
     dnsServers: read.nameserversOrNull('DNS_SERVERS'),

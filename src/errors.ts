@@ -24,6 +24,14 @@ export interface FieldProblem {
 
 export abstract class LinkPeekError extends Error {
   abstract readonly code: ErrorCode;
+  /**
+   * True when the failure is the target page's own (its host refused, timed out, answered 404...):
+   * the service may remember it for CACHE_FAILURE_TTL_MS and repeat it to everyone without
+   * fetching. False for every other error, notably those of our own saturation (Overloaded, a
+   * deadline spent waiting for a fetch slot, the resolver overloaded): they say nothing about the
+   * page, and the next request must try it afresh.
+   */
+  readonly pageFailure: boolean = false;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -67,11 +75,13 @@ export class RateLimited extends LinkPeekError {
  */
 export class FetchFailed extends LinkPeekError {
   readonly code: ErrorCode = 'FETCH_FAILED';
+  override readonly pageFailure: boolean;
   constructor(
     readonly reason: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; pageFailure?: boolean },
   ) {
     super('The page could not be fetched.', options);
+    this.pageFailure = options?.pageFailure ?? true;
   }
 }
 
@@ -80,11 +90,19 @@ export class FetchTimeout extends FetchFailed {
   override readonly code: ErrorCode = 'FETCH_TIMEOUT';
 }
 
-/** Too many upstream fetches in flight and queued on this instance. */
+/**
+ * Our own saturation: every fetch slot taken and the queue full, the client's or the
+ * destination's share taken and its queue full, the fetch deadline spent still waiting for a
+ * slot, or the resolver overloaded. Never the page's failure (pageFailure false). `reason` is
+ * for logs only.
+ */
 export class Overloaded extends LinkPeekError {
   readonly code = 'OVERLOADED';
-  constructor() {
-    super('The service is busy; retry in a second.');
+  constructor(
+    readonly reason = 'every fetch slot taken and the queue full',
+    options?: { cause?: unknown },
+  ) {
+    super('The service is busy; retry in a second.', options);
   }
 }
 

@@ -1,5 +1,12 @@
 // What /healthz reports (issue 8): whether this instance answers, whether its shared stores are
-// reachable, and how late its event loop runs. A load balancer reads `status`; people read the rest.
+// reachable, how late its event loop runs and whether its upstream fetch slots are saturated. A
+// load balancer reads `status`; people read the rest.
+//
+// `degraded` when any of: Redis is configured but failing (store/failover.ts: refused, or silent
+// past REDIS_TIMEOUT_MS); the event loop's p99 delay is over 500 ms; the fetch slots are
+// saturated (fetch/limiter.ts: every slot taken while a fetch its caps allow waits for one, now or
+// within the last 5 s). Fetches held back only by their own client's or host's share do not count:
+// that is the fair share working, not the instance running out.
 
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Health } from '../generated/types.gen.js';
@@ -7,10 +14,18 @@ import type { Health } from '../generated/types.gen.js';
 export interface HealthSources {
   /** null when no Redis is configured; else whether it answers now. */
   redisUp: () => boolean | null;
-  fetchesInFlight: () => number;
-  fetchesQueued: () => number;
+  fetchSlots: FetchSlots;
   /** The resolver's last 30 s (fetch/dns-window.ts holds the `degraded` rule). */
   dns: () => { queries: number; timeouts: number; degraded: boolean; cachedNames: number };
+}
+
+/** What /healthz reads of the fetch limiter (fetch/limiter.ts). */
+export interface FetchSlots {
+  readonly inFlight: number;
+  readonly queued: number;
+  readonly capped: number;
+  readonly maxActive: number;
+  readonly saturated: boolean;
 }
 
 /** An event loop this late at the 99th percentile is not healthy, whatever else is. */
@@ -48,14 +63,16 @@ export class HealthMonitor {
     const delay = { p99: Math.max(now.p99, this.last.p99), max: Math.max(now.max, this.last.max) };
     const redisUp = this.sources.redisUp();
     const redis = redisUp === null ? 'not_configured' : redisUp ? 'ok' : 'down';
+    const slots = this.sources.fetchSlots;
+    const saturated = slots.saturated;
     const dns = this.sources.dns();
-    const degraded = redis === 'down' || delay.p99 > LAGGING_P99_MS || dns.degraded;
+    const degraded = redis === 'down' || delay.p99 > LAGGING_P99_MS || saturated || dns.degraded;
     const status = this.stopping ? 'stopping' : degraded ? 'degraded' : 'ok';
     return {
       status,
       redis,
       event_loop_delay_ms: delay,
-      upstream_fetches: { in_flight: this.sources.fetchesInFlight(), queued: this.sources.fetchesQueued() },
+      upstream_fetches: { in_flight: slots.inFlight, max_in_flight: slots.maxActive, queued: slots.queued, capped: slots.capped, saturated },
       uptime_s: Math.round((performance.now() - this.startedAt) / 1000),
       dns: { queries: dns.queries, timeouts: dns.timeouts, cached_names: dns.cachedNames },
     };

@@ -7,6 +7,8 @@ export interface MetricsSources {
   /** Upstream fetches holding a slot, and waiting for one. */
   fetchesInFlight: () => number;
   fetchesQueued: () => number;
+  /** Waiting because their client or destination holds its full share. */
+  fetchesCapped: () => number;
 }
 
 export class Metrics {
@@ -82,10 +84,18 @@ export class Metrics {
     });
     new Gauge({
       name: 'linkpeek_upstream_fetches_queued',
-      help: 'Upstream fetches waiting for a concurrency slot.',
+      help: 'Upstream fetches waiting for a free concurrency slot (their own shares allow them).',
       registers: [this.registry],
       collect() {
         this.set(sources.fetchesQueued());
+      },
+    });
+    new Gauge({
+      name: 'linkpeek_upstream_fetches_capped',
+      help: "Upstream fetches waiting because their client's or destination's share of slots is taken.",
+      registers: [this.registry],
+      collect() {
+        this.set(sources.fetchesCapped());
       },
     });
     collectDefaultMetrics({ register: this.registry, prefix: 'linkpeek_' });

@@ -22,7 +22,7 @@ const files = readdirSync(testDir, { recursive: true })
 // Files that measure time (deadlines, rate-limit windows, shutdown grace, browsers) run alone;
 // the rest run two at a time (the machines have 2 cores), which keeps CI's two full runs well
 // inside its time limit.
-const TIMING_SENSITIVE = /^(ops\/|element\/|api\/rate-limit|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
+const TIMING_SENSITIVE = /^(ops\/|element\/|api\/rate-limit|api\/fetch-shares|store\/redis-stall|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
 
 let passed = 0;

@@ -11,12 +11,19 @@ import type { HealthMonitor } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import { parseTarget } from '../fetch/target.js';
 import type { MetadataService } from '../metadata/service-types.js';
+import { clientIp } from './client-ip.js';
 import { OPENAPI_PATH, type Operations } from './router.js';
 
 /** SPEC.md "GET /v1/metadata": a successful response may be cached for 12 hours. */
 export const METADATA_CACHE_CONTROL = 'public, max-age=43200';
 
-export type ImageProxy = (ctx: Context, target: URL) => Promise<void>;
+/** Answers `ctx` with the image at `target`, fetched on behalf of the client at IP `client`. */
+export type ImageProxy = (ctx: Context, target: URL, client?: string) => Promise<void>;
+
+/** The client's IP as the rate limiter saw it (api/rate-limit.ts): fetch slots are shared per client. */
+function requestingClient(ctx: Context): string {
+  return (ctx.state.clientIp as string | undefined) ?? clientIp(ctx.req, ctx.app.proxy);
+}
 
 export interface HandlerDeps {
   config: Config;
@@ -35,7 +42,7 @@ export function createHandlers({ config, metadata, proxy, health, metrics }: Han
       const query = c.request.query as unknown as Required<NonNullable<GetMetadataData['query']>>;
       const target = parseTarget(query.url, targetOptions);
       // allow_fallback is reserved and has no effect (SPEC.md).
-      const result = await metadata.get(target, query.prefer ?? 'og');
+      const result = await metadata.get(target, query.prefer ?? 'og', requestingClient(ctx));
       ctx.set('Cache-Control', METADATA_CACHE_CONTROL);
       ctx.body = result;
     },
@@ -43,7 +50,7 @@ export function createHandlers({ config, metadata, proxy, health, metrics }: Han
     async proxyImage(c: ApiContext, ctx: Context) {
       const query = c.request.query as unknown as NonNullable<ProxyImageData['query']>;
       const target = parseTarget(query.url, targetOptions);
-      await proxy(ctx, target);
+      await proxy(ctx, target, requestingClient(ctx));
     },
 
     // Both are served by the asset routes in front of the router (src/assets/routes.ts).

@@ -1,39 +1,62 @@
 // Every way an upstream fetch can fail becomes one of three typed errors (STYLE.md 4): FetchTimeout
-// when the deadline passed, Overloaded from the limiter, FetchFailed for all the rest. FetchFailed
-// has one public message whatever happened (a refused port and a blocked address look the same to
-// the caller: no port scanning through us); `reason` names the cause for logs.
+// when the deadline passed, Overloaded for our own saturation (the limiter refused, the deadline
+// passed while still waiting for a slot, the resolver is overloaded), FetchFailed for all the rest.
+// FetchFailed has one public message whatever happened (a refused port and a blocked address look
+// the same to the caller: no port scanning through us); `reason` names the cause for logs.
 
-import { FetchFailed, FetchTimeout, LinkPeekError } from '../errors.js';
+import { FetchFailed, FetchTimeout, LinkPeekError, Overloaded } from '../errors.js';
 import { BlockedAddressError } from './address.js';
 import type { FetchLifetime } from './lifetime.js';
 
 /** Which part of the exchange failed; prefixes the logged reason. */
 export type FetchStage = 'request' | 'body';
 
+/** The code the resolver gives a lookup it refused because too many are in flight. */
+export const RESOLVER_OVERLOADED = 'EDNSOVERLOAD';
+
 export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLifetime): LinkPeekError {
+  if (lifetime.timedOut && !lifetime.holdsSlot) {
+    return new Overloaded(`deadline of ${lifetime.deadlineMs} ms passed while waiting for a fetch slot`, { cause: err });
+  }
   // The deadline wins over whatever error the abort caused downstream (premature close, reset).
+  // A fetch that waited for its slot had less than the whole deadline for the page: its timeout
+  // is not held against the page.
   if (lifetime.timedOut) {
-    return err instanceof FetchTimeout ? err : new FetchTimeout(`deadline of ${lifetime.deadlineMs} ms passed during ${stage}`, { cause: err });
+    const pageFailure = !lifetime.waitedForSlot;
+    if (err instanceof FetchTimeout && err.pageFailure === pageFailure) return err;
+    return new FetchTimeout(`deadline of ${lifetime.deadlineMs} ms passed during ${stage}`, { cause: err, pageFailure });
   }
   if (err instanceof LinkPeekError) return err;
+  if (hasCode(err, RESOLVER_OVERLOADED)) return new Overloaded('the resolver has too many lookups in flight', { cause: err });
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new FetchTimeout(`${stage}: ${code}`, { cause: err });
   }
-  if (lifetime.callerAborted) return new FetchFailed('aborted by the caller', { cause: err });
+  if (lifetime.callerAborted) return new FetchFailed('aborted by the caller', { cause: err, pageFailure: false });
   const blocked = findBlocked(err);
   if (blocked) return new FetchFailed(`blocked address: ${blocked.hostname} → ${blocked.address} (${blocked.why})`, { cause: err });
   return new FetchFailed(`${stage}: ${describe(err)}`, { cause: err });
 }
 
 /** The guard's error, wherever undici or net wrapped it (cause chain, AggregateError of Happy Eyeballs). */
-export function findBlocked(err: unknown, depth = 0): BlockedAddressError | null {
-  if (err instanceof BlockedAddressError) return err;
+export function findBlocked(err: unknown): BlockedAddressError | null {
+  return findWrapped(err, (e) => (e instanceof BlockedAddressError ? e : null));
+}
+
+/** True when `err` or an error it wraps carries `code`. */
+function hasCode(err: unknown, code: string): boolean {
+  return findWrapped(err, (e) => ((e as { code?: unknown }).code === code ? e : null)) !== null;
+}
+
+/** The first error in `err`'s cause chain (and AggregateError members) that `pick` returns. */
+function findWrapped<T>(err: unknown, pick: (e: object) => T | null, depth = 0): T | null {
   if (depth > 4 || typeof err !== 'object' || err === null) return null;
+  const found = pick(err);
+  if (found !== null) return found;
   const inner = err instanceof AggregateError ? err.errors : [(err as { cause?: unknown }).cause];
   for (const e of inner) {
-    const found = findBlocked(e, depth + 1);
-    if (found) return found;
+    const deeper = findWrapped(e, pick, depth + 1);
+    if (deeper !== null) return deeper;
   }
   return null;
 }

@@ -1,6 +1,7 @@
 // safeFetch: the one way LinkPeek talks to the internet (issue 4, DESIGN.md "upstream HTTP").
 //
-// Per fetch: a limiter slot (or Overloaded), one deadline over queue + connect + headers + body,
+// Per fetch: a limiter slot within the fair shares of its client and destination (or Overloaded),
+// one deadline over queue + connect + headers + body,
 // redirects followed by hand with every hop re-checked, the policy's request headers and nothing
 // from the client, decoded bytes counted against maxBytes. Per connection: the address guard of
 // connector.ts. Upstream status codes are not errors here: callers decide what a 404 means.
@@ -10,6 +11,7 @@ import { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import type { Config } from '../config.js';
 import { FetchFailed } from '../errors.js';
+import { chargeOf } from './charge.js';
 import { createGuardedConnector } from './connector.js';
 import { contentCodings, decodeBody } from './decode.js';
 import { findBlocked, toFetchError } from './failure.js';
@@ -42,7 +44,7 @@ export interface SafeFetchDeps {
 
 export interface SafeFetchService {
   safeFetch: SafeFetch;
-  /** The per-instance cap on upstream fetches (for metrics and /healthz). */
+  /** The caps on upstream fetches: per instance, client and destination (for metrics and /healthz). */
   limiter: FetchLimiter;
   /** The resolver every upstream name goes through (for metrics, /healthz and prefetching). */
   resolver: DnsResolver;
@@ -72,7 +74,12 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
     headersTimeout: 2 * config.fetchTimeoutMs,
     bodyTimeout: 2 * config.fetchTimeoutMs,
   });
-  const limiter = new FetchLimiter(config.maxConcurrentFetches, config.fetchQueueMax);
+  const limiter = new FetchLimiter({
+    maxActive: config.maxConcurrentFetches,
+    maxQueued: config.fetchQueueMax,
+    perClient: config.maxFetchesPerClient,
+    perHost: config.maxFetchesPerHost,
+  });
   const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks, isPublic: deps.isPublicAddress };
 
   async function safeFetch(url: URL, options: SafeFetchOptions): Promise<SafeFetchResponse> {
@@ -80,7 +87,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
     const lifetime = new FetchLifetime(config.fetchTimeoutMs, options.signal);
     const timings = new FetchTimings();
     try {
-      lifetime.hold(await limiter.acquire(lifetime.signal));
+      lifetime.hold(await limiter.acquire(lifetime.signal, chargeOf(url, options.client)));
       const { finalUrl, response } = await followRedirects(url, headers, lifetime, timings);
       return readable(finalUrl, response, options.maxBytes, lifetime, timings);
     } catch (err) {

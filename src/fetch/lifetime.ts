@@ -34,8 +34,15 @@ export class FetchLifetime {
     return this.controller.signal;
   }
 
+  /** Set once the fetch holds a limiter slot; false while it still waits for one. */
+  holdsSlot = false;
+  /** Set when the fetch had to wait for its slot: the deadline then counted our queue, not just the page. */
+  waitedForSlot = false;
+
   /** Hands over the limiter slot; released at end(). */
   hold(release: Release): void {
+    this.holdsSlot = true;
+    this.waitedForSlot = release.queued === true;
     if (this.ended) release();
     else this.release = release;
   }
@@ -61,7 +68,7 @@ export class FetchLifetime {
 
   private readonly onCallerAbort = (): void => {
     this.callerAborted = true;
-    this.end(() => new FetchFailed('aborted by the caller'));
+    this.end(() => new FetchFailed('aborted by the caller', { pageFailure: false }));
   };
 }
 

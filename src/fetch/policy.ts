@@ -28,6 +28,10 @@ export const BLOCKED_RANGES: readonly BlockedRange[] = [
   { cidr: '10.0.0.0/8', reason: 'private network (RFC 1918)' },
   { cidr: '100.64.0.0/10', reason: 'carrier-grade NAT shared space (RFC 6598)' },
   { cidr: '127.0.0.0/8', reason: 'loopback (RFC 1122)' },
+  // A public-looking unicast address, so ipaddr.js passes it: Azure's WireServer, reachable from
+  // every Azure VM, hands out the VM's configuration (agent goal state, extension settings) much
+  // like the 169.254.169.254 metadata service does.
+  { cidr: '168.63.129.16/32', reason: "Azure host platform (WireServer): VM configuration, reachable from every Azure VM" },
   { cidr: '169.254.0.0/16', reason: 'link-local, incl. cloud metadata 169.254.169.254 (RFC 3927)' },
   { cidr: '172.16.0.0/12', reason: 'private network (RFC 1918)' },
   { cidr: '192.0.0.0/24', reason: 'IETF protocol assignments (RFC 6890)' },

@@ -160,8 +160,9 @@ export class DnsResolver {
     const v4 = settle(this.channel.resolve4(name, { ttl: true }));
     const v6 = settle(this.channel.resolve6(name, { ttl: true }));
     const first = await Promise.race([v4, v6]);
+    const late: Settled = { records: [] }; // the other family, given up after the short wait
     const patience = (p: Promise<Settled>) =>
-      Promise.race([p, new Promise<Settled>((r) => setTimeout(r, DNS_CACHE.otherFamilyWaitMs, { error: dnsError('ETIMEOUT', name) }).unref())]);
+      Promise.race([p, new Promise<Settled>((r) => setTimeout(r, DNS_CACHE.otherFamilyWaitMs, late).unref())]);
     const [four, six] = 'records' in first && first.records.length > 0 ? await Promise.all([patience(v4), patience(v6)]) : await Promise.all([v4, v6]);
 
     const records = [...('records' in four ? four.records.map((r) => ({ ...r, family: 4 })) : []), ...('records' in six ? six.records.map((r) => ({ ...r, family: 6 })) : [])];

@@ -9,6 +9,12 @@ export interface SafeFetchOptions {
   maxBytes: number;
   /** Aborts the whole fetch (client gone, enrichment budget over). */
   signal?: AbortSignal;
+  /**
+   * The IP address of the client this fetch is done for, whose fair share of fetch slots it uses
+   * (limiter.ts); absent for the service's own fetches. A fetch shared by several clients is
+   * charged to the one that started it.
+   */
+  client?: string;
 }
 
 export interface SafeFetchResponse {

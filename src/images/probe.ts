@@ -57,13 +57,15 @@ export interface ProbeDeps {
   safeFetch: SafeFetch;
   /** The enrichment budget: aborting it ends the probe at once. */
   signal?: AbortSignal;
+  /** The client the probe is done for (SafeFetchOptions.client). */
+  client?: string;
 }
 
 /** Probes one image URL; never throws (a failure is a result). */
-export async function probeImage(url: URL, { safeFetch, signal }: ProbeDeps): Promise<ProbeResult> {
+export async function probeImage(url: URL, { safeFetch, signal, client }: ProbeDeps): Promise<ProbeResult> {
   let res: SafeFetchResponse;
   try {
-    res = await safeFetch(url, { accept: PROBE_ACCEPT, headers: { range: PROBE_RANGE }, maxBytes: PROBE_BYTES, signal });
+    res = await safeFetch(url, { accept: PROBE_ACCEPT, headers: { range: PROBE_RANGE }, maxBytes: PROBE_BYTES, signal, client });
   } catch (err) {
     return failure(err, signal);
   }

@@ -49,7 +49,7 @@ export function imageEnricher({ safeFetch, config, onProbe }: ImageEnricherDeps)
     }
     await Promise.all(
       [...byUrl].map(async ([url, group]) => {
-        const result = await probeImage(new URL(url), { safeFetch, signal });
+        const result = await probeImage(new URL(url), { safeFetch, signal, client: input.client });
         for (const kind of new Set(group.map((slot) => slot.kind))) onProbe?.(kind, result.outcome);
         for (const slot of group) apply(result, slot);
       }),

@@ -43,10 +43,7 @@ function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, opti
   return {
     title: first('title', (raw) => normalizeText(raw, FIELD_LIMITS.title)),
     description: first('description', (raw) => normalizeText(raw, FIELD_LIMITS.description)),
-    url:
-      first('url', (raw) => normalizeUrl(raw, base)) ??
-      normalizeUrl((options.requestedUrl ?? pageUrl).href, pageUrl) ??
-      (options.requestedUrl ?? pageUrl).href,
+    url: first('url', (raw) => normalizeUrl(raw, base)) ?? requestedFallback(pageUrl, options),
     image: pickImage(page, prefer, base),
     type: first('type', (raw) => normalizeText(raw, FIELD_LIMITS.type)),
     favicon: pickFavicon(page, base, pageUrl),
@@ -64,7 +61,7 @@ export function emptyMetadata(pageUrl: URL, options: ExtractOptions = {}): Metad
   return {
     title: null,
     description: null,
-    url: (options.requestedUrl ?? pageUrl).href,
+    url: requestedFallback(pageUrl, options),
     image: emptyImage(null),
     type: null,
     favicon: emptyImage(defaultFavicon(pageUrl)),
@@ -72,6 +69,19 @@ export function emptyMetadata(pageUrl: URL, options: ExtractOptions = {}): Metad
     twitter: {},
     safety_tags: [],
   };
+}
+
+/**
+ * The last fallback of `url` (SPEC.md): the requested URL without its fragment. The fragment never
+ * reaches the server, so it names no part of the resource (RFC 3986 3.5), and this fallback stands
+ * in for a canonical link, which names the resource. It is also the one piece of a request that
+ * would otherwise survive in the cached extraction (whose key drops it) and reach everyone who
+ * later asks for the page: a token in `#access_token=…` must stay with the client that sent it.
+ */
+function requestedFallback(pageUrl: URL, options: ExtractOptions): string {
+  const requested = new URL((options.requestedUrl ?? pageUrl).href);
+  requested.hash = '';
+  return normalizeUrl(requested.href, pageUrl) ?? requested.href;
 }
 
 /**

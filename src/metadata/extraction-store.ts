@@ -64,7 +64,9 @@ export class MemoryExtractionStore implements ExtractionStore {
   async release(): Promise<void> {}
 }
 
-const PREFIX = 'lp:x:';
+// The number in the prefix names what an entry may hold; it changes with that, so an entry written
+// under older rules (a `url` that kept the requester's fragment) is never served.
+const PREFIX = 'lp:x2:';
 const CLAIM_PREFIX = 'lp:claim:';
 
 export class RedisExtractionStore implements ExtractionStore {

@@ -5,7 +5,10 @@ import type { Metadata } from '../../generated/types.gen.js';
 export type Prefer = 'og' | 'twitter';
 
 export interface MetadataService {
-  /** Metadata of the page at `target`; throws FetchFailed / FetchTimeout / Overloaded. */
-  get(target: URL, prefer: Prefer): Promise<Metadata>;
+  /**
+   * Metadata of the page at `target`, fetched on behalf of the client at IP `client` (its fair
+   * share of fetch slots); throws FetchFailed / FetchTimeout / Overloaded.
+   */
+  get(target: URL, prefer: Prefer, client?: string): Promise<Metadata>;
   close(): Promise<void>;
 }

@@ -16,6 +16,8 @@ import type { MetadataService, Prefer } from './service-types.js';
 /** What an enricher sees and may fill in: both variants of one page, before they are cached. */
 export interface EnrichmentInput {
   target: URL;
+  /** The IP of the client whose request started this extraction: its fetches are charged to it. */
+  client: string | undefined;
   /** The final URL after redirects. */
   finalUrl: URL;
   /** The page's head tags; null for a response that is not HTML. */
@@ -81,22 +83,22 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
     return undefined;
   }
 
-  async function extract(target: URL): Promise<Extraction> {
+  async function extract(target: URL, client: string | undefined): Promise<Extraction> {
     const key = extractionKey(target);
     if (!(await store.claim(key, claimTtlMs))) {
       const theirs = await awaitOtherInstance(key);
       if (theirs) return theirs;
     }
     try {
-      return await extractHere(target);
+      return await extractHere(target, client);
     } finally {
       await store.release(key);
     }
   }
 
-  async function extractHere(target: URL): Promise<Extraction> {
+  async function extractHere(target: URL, client: string | undefined): Promise<Extraction> {
     try {
-      const fresh = await fetchAndExtract(target, deps);
+      const fresh = await fetchAndExtract(target, client, deps);
       const allSettled = await runEnrichers(fresh, deps);
       // An enricher that overran the budget must not change what is already cached: then the
       // cache gets a copy. When every enricher has settled, nothing can touch the objects again.
@@ -106,9 +108,10 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
       await store.set(extractionKey(target), value, config.cacheTtlMs);
       return value;
     } catch (err) {
-      // Failures are kept briefly so a dead host is not hammered; Overloaded and the unexpected
-      // are not failures of the page and are not cached.
-      if (err instanceof FetchFailed) {
+      // The page's own failures are kept briefly so a dead host is not hammered. Our saturation
+      // (Overloaded, a deadline spent waiting for a slot) and the unexpected say nothing about
+      // the page (LinkPeekError.pageFailure) and are not cached: the next request tries afresh.
+      if (err instanceof FetchFailed && err.pageFailure) {
         const value: Extraction = { ok: false, code: err instanceof FetchTimeout ? 'FETCH_TIMEOUT' : 'FETCH_FAILED', reason: err.reason };
         await store.set(extractionKey(target), value, config.cacheFailureTtlMs);
         return value;
@@ -118,7 +121,7 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
   }
 
   return {
-    async get(target: URL, prefer: Prefer): Promise<Metadata> {
+    async get(target: URL, prefer: Prefer, client?: string): Promise<Metadata> {
       const key = extractionKey(target);
       let extraction = await store.get(key);
       if (extraction) deps.onCache?.('hit');
@@ -127,7 +130,8 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
         if (pending) deps.onCache?.('coalesced');
         else {
           deps.onCache?.('miss');
-          pending = extract(target).finally(() => inflight.delete(key));
+          // The fetch is charged to this client; those who join it while in flight share it free.
+          pending = extract(target, client).finally(() => inflight.delete(key));
           inflight.set(key, pending);
         }
         extraction = await pending;
@@ -146,8 +150,12 @@ function isHtml(contentType: string): boolean {
   return contentType === '' || /\b(html|xhtml)\b/i.test(contentType);
 }
 
-async function fetchAndExtract(target: URL, { config, safeFetch, prefetchHost }: MetadataServiceDeps): Promise<EnrichmentInput> {
-  const res = await safeFetch(target, { maxBytes: config.maxPageBytes });
+async function fetchAndExtract(
+  target: URL,
+  client: string | undefined,
+  { config, safeFetch, prefetchHost }: MetadataServiceDeps,
+): Promise<EnrichmentInput> {
+  const res = await safeFetch(target, { maxBytes: config.maxPageBytes, client });
   try {
     if (res.status >= 400) throw new FetchFailed(`upstream status ${res.status}`);
     if (res.status < 200 || res.status >= 300) throw new FetchFailed(`unexpected upstream status ${res.status}`);
@@ -159,7 +167,7 @@ async function fetchAndExtract(target: URL, { config, safeFetch, prefetchHost }:
       // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.
       const scan = await scanHead(res.body, { contentType, retainChunks: true, onImageUrl: prefetchHost && hostsOf(finalUrl, prefetchHost) });
       if (scan.bytesConsumed === 0) throw new FetchFailed('empty body');
-      return { target, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
+      return { target, client, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
     }
 
     // SPEC.md Metadata rule 2: not HTML, still the normalized object. An image URL describes
@@ -172,7 +180,7 @@ async function fetchAndExtract(target: URL, { config, safeFetch, prefetchHost }:
       if (sniffed) meta.image = { url: finalUrl.href, type: sniffed.type, width: sniffed.width, height: sniffed.height, size: null };
       return meta;
     };
-    return { target, finalUrl, tags: null, og: make(), twitter: make() };
+    return { target, client, finalUrl, tags: null, og: make(), twitter: make() };
   } finally {
     res.close();
   }

@@ -32,20 +32,21 @@ export const REJECTIONS = {
  * (src/api/handlers.ts ImageProxy). Pass the app's own safeFetch, so the proxy shares the
  * instance's concurrency cap with page fetches.
  */
-export function createImageProxy(deps: ProxyDeps): (ctx: Context, target: URL) => Promise<void> {
-  return (ctx, target) => proxyImage(ctx, target, deps);
+export function createImageProxy(deps: ProxyDeps): (ctx: Context, target: URL, client?: string) => Promise<void> {
+  return (ctx, target, client) => proxyImage(ctx, target, deps, client);
 }
 
 /** Chunk size of the stream towards the client. */
 const STREAM_HIGH_WATER_MARK = 64 * 1024;
 
 /**
- * Answers `ctx` with the image at `target` (already checked by parseTarget), or throws
+ * Answers `ctx` with the image at `target` (already checked by parseTarget), fetched on behalf of
+ * the client at IP `client` (its fair share of fetch slots), or throws
  * ProxyRejected (400), FetchFailed (502) or FetchTimeout (504) before any header is sent.
  */
-export async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps): Promise<void> {
+export async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, client?: string): Promise<void> {
   const maxBytes = deps.config.maxImageBytes;
-  const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal: clientGone(ctx) });
+  const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal: clientGone(ctx), client });
   let streaming = false;
   try {
     // Upstream 4xx and 5xx are upstream failures (502), whatever their body says (issue 5).

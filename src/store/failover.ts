@@ -2,30 +2,105 @@
 // memory stores and says so in logs and /healthz; it never answers 500 because a store is down).
 // One Failover per Redis connection, shared by the rate limiter and the cache, so both agree on
 // whether the instance is degraded and the log says it once per outage.
+//
+// "Fails" includes "stops answering": a Redis that accepts connections and never replies (a
+// frozen process, a full network buffer, a stuck proxy) keeps ioredis's connection `ready`, so
+// every operation runs under a deadline and one that overruns it trips the failover exactly as
+// a refused connection does. Once tripped, operations go straight to memory, without trying Redis
+// and waiting out the deadline again; only the background check (a PING under the same deadline,
+// once a second) brings the instance back. The same check runs while Redis is healthy, so a Redis
+// that goes silent is noticed, and /healthz says so, even when no request touches it.
+
+export interface FailoverOptions {
+  /** Longest one store operation may take before Redis counts as failed (REDIS_TIMEOUT_MS). */
+  deadlineMs: number;
+  /** One cheap round trip to Redis (PING); must reject when Redis cannot answer. */
+  check: () => Promise<unknown>;
+  /** How often the check runs, in ms. */
+  checkIntervalMs?: number;
+  onChange?: (degraded: boolean, err?: unknown) => void;
+}
+
+/** Why a store operation was abandoned: Redis did not answer within the deadline. */
+export class StoreDeadline extends Error {
+  constructor(readonly deadlineMs: number) {
+    super(`redis did not answer within ${deadlineMs} ms`);
+    this.name = 'StoreDeadline';
+  }
+}
+
+export const DEFAULT_CHECK_INTERVAL_MS = 1000;
 
 export class Failover {
   private down = false;
+  private checking = false;
+  private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly onChange: (degraded: boolean, err?: unknown) => void = () => {}) {}
+  constructor(private readonly opts: FailoverOptions) {
+    this.timer = setInterval(() => void this.check(), opts.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS);
+    this.timer.unref();
+  }
 
   get degraded(): boolean {
     return this.down;
   }
 
   async run<T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
+    if (this.down) return fallback();
     try {
-      const result = await primary();
-      if (this.down) {
-        this.down = false;
-        this.onChange(false);
-      }
-      return result;
+      return await withDeadline(primary(), this.opts.deadlineMs);
     } catch (err) {
-      if (!this.down) {
-        this.down = true;
-        this.onChange(true, err);
-      }
+      this.trip(err);
       return fallback();
     }
   }
+
+  /** The background check: trips on a failure or overrun, recovers on an answer in time. */
+  async check(): Promise<void> {
+    if (this.checking) return; // a check still waiting on its deadline is enough
+    this.checking = true;
+    try {
+      await withDeadline(this.opts.check(), this.opts.deadlineMs);
+      if (this.down) {
+        this.down = false;
+        this.opts.onChange?.(false);
+      }
+    } catch (err) {
+      this.trip(err);
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private trip(err: unknown): void {
+    if (this.down) return;
+    this.down = true;
+    this.opts.onChange?.(true, err);
+  }
+}
+
+/**
+ * `work`, or a StoreDeadline after `ms`; a late settlement of `work` is ignored. When the timer
+ * fires, the verdict waits for the rest of that event-loop turn (setImmediate runs after the
+ * poll phase): if our own loop was busy past the deadline, a reply already sitting in the socket
+ * is read first, so a lagging instance does not take a prompt Redis for a silent one.
+ */
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => setImmediate(() => reject(new StoreDeadline(ms))), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }

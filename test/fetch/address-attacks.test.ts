@@ -73,6 +73,7 @@ const otherLiterals: Array<[string, string]> = [
   ['[2002:7f00:1::] (6to4 of 127.0.0.1)', '[2002:7f00:1::]'],
   ['[2002:a9fe:a9fe::] (6to4 of 169.254.169.254)', '[2002:a9fe:a9fe::]'],
   ['169.254.169.254 (cloud metadata)', '169.254.169.254'],
+  ['168.63.129.16 (Azure host platform)', '168.63.129.16'],
   ['100.64.0.1 (CGNAT)', '100.64.0.1'],
   ['198.18.0.1 (benchmarking)', '198.18.0.1'],
   ['[fd00::1] (unique local)', '[fd00::1]'],
@@ -131,6 +132,14 @@ test('a name with a public and a private address is refused whole (checked witho
   assert.instance(err, BlockedAddressError);
   assert.is((err as BlockedAddressError).address, '10.0.0.1');
   assert.is((err as BlockedAddressError).why, '10.0.0.0/8: private network (RFC 1918)');
+});
+
+test('a name that resolves to Azure\'s host platform 168.63.129.16 is refused with its reason (checked without connecting)', async () => {
+  const lookup = guardLookup(scriptedLookup((h) => (h === 'wire.test' ? ['168.63.129.16'] : null)));
+  const err = await rejection(promisify(lookup)('wire.test', { all: true }) as Promise<unknown>);
+  assert.instance(err, BlockedAddressError);
+  assert.is((err as BlockedAddressError).address, '168.63.129.16');
+  assert.is((err as BlockedAddressError).why, '168.63.129.16/32: Azure host platform (WireServer): VM configuration, reachable from every Azure VM');
 });
 
 test('DNS rebinding: public when checked, loopback when dialled — the connect-time check refuses it', async () => {

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { FetchTimeout, Overloaded } from '../../src/errors.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import type { ServerResponse } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import { respond, startUpstream } from '../helpers/upstream.js';
 import { readAll, rejection, sleep, testConfig } from './harness.js';
 
@@ -67,8 +68,11 @@ test('a queued fetch counts its wait against the deadline and leaves the queue a
     const first = rejection(safeFetch(up.url('/hold'), { maxBytes: 1024 }));
     const queued = rejection(safeFetch(up.url('/hold?queued'), { maxBytes: 1024 }));
     assert.is(limiter.queued, 1);
-    assert.instance(await queued, FetchTimeout);
-    assert.instance(await first, FetchTimeout);
+    const [queuedErr, firstErr] = [await queued, await first];
+    assert.instance(queuedErr, FetchTimeout);
+    assert.instance(firstErr, FetchTimeout);
+    assert.ok((firstErr as FetchTimeout).pageFailure, 'the page that held its slot the whole deadline timed out by itself');
+    assert.not.ok((queuedErr as FetchTimeout).pageFailure, 'a deadline partly spent in our queue is not held against the page');
     assert.is(limiter.queued, 0);
     assert.is(limiter.inFlight, 0);
     assert.is(up.hits('/hold'), 1, 'the queued fetch never reached the upstream');
@@ -88,6 +92,20 @@ test('FETCH_QUEUE_MAX=0: no queue, Overloaded as soon as every slot is taken', a
   } finally {
     await close();
     await up.close();
+  }
+});
+
+test('a resolver refusing a lookup because it is overloaded (EDNSOVERLOAD) is Overloaded, not the page failing', async () => {
+  const overloaded = ((hostname: string, _options: unknown, callback: (err: Error) => void) =>
+    setImmediate(() => callback(Object.assign(new Error(`too many lookups in flight for ${hostname}`), { code: 'EDNSOVERLOAD' })))) as unknown as LookupFunction;
+  const { safeFetch, close } = createSafeFetch(testConfig(), { lookup: overloaded });
+  try {
+    const err = await rejection(safeFetch(new URL('http://busy.test:8080/'), { maxBytes: 1024 }));
+    assert.instance(err, Overloaded);
+    assert.is((err as Overloaded).reason, 'the resolver has too many lookups in flight');
+    assert.not.ok((err as Overloaded).pageFailure);
+  } finally {
+    await close();
   }
 });
 

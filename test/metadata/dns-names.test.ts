@@ -11,7 +11,7 @@ import { startWorldDns, type WorldDns } from '../world/dns-server.js';
 // here, the guard's side is in dns-attacks.test.ts.
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
-const DNS_TIMEOUT_MS = 300;
+const DNS_TIMEOUT_MS = 1000;
 const q = (url: string) => `/v1/metadata?${new URLSearchParams({ url })}`;
 const FETCH_FAILED = { code: 422, message: 'The page could not be fetched.' };
 
@@ -93,7 +93,7 @@ test('a name that does not exist is a 422, remembered: the next page on it sends
 });
 
 test('one query per name while twenty pages on it are fetched at once', async ({ dns, svc, at }) => {
-  dns.set('busy.test', { A: ['127.0.0.1'], delayMs: 100 });
+  dns.set('busy.test', { A: ['127.0.0.1'], delayMs: 50 });
   const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => svc.request(q(at('busy.test', `/page?n=${i}`))).then((r) => r.status)));
   assert.equal(statuses, Array(20).fill(200));
   assert.is(dns.queries('busy.test', 'A'), 1);

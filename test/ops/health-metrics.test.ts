@@ -11,7 +11,7 @@ test('/healthz says ok with no Redis configured, and is never cached', async () 
     assert.is(res.headers.get('cache-control'), 'no-store');
     assert.is(res.json.status, 'ok');
     assert.is(res.json.redis, 'not_configured');
-    assert.equal(res.json.upstream_fetches, { in_flight: 0, queued: 0 });
+    assert.equal(res.json.upstream_fetches, { in_flight: 0, max_in_flight: 64, queued: 0, capped: 0, saturated: false });
     assert.type(res.json.event_loop_delay_ms.p99, 'number');
   } finally {
     await svc.close();
@@ -65,6 +65,7 @@ test('/metrics counts requests by route and status, cache outcomes, upstream fet
     has('linkpeek_upstream_fetch_duration_seconds_count{outcome="2xx"} 1');
     has('linkpeek_rate_limit_rejections_total{route="/v1/metadata"} 1');
     has('linkpeek_upstream_fetches_in_flight 0');
+    has('linkpeek_upstream_fetches_capped 0');
     has('linkpeek_safety_provider_failures_total');
     has('linkpeek_process_resident_memory_bytes');
   } finally {

@@ -1,0 +1,40 @@
+// Who an upstream fetch is charged to, for the fair shares of limiter.ts: the client that asked
+// for it and the destination it goes to. Each key is chosen so that what costs an abuser nothing
+// to multiply counts as one.
+
+import ipaddr from 'ipaddr.js';
+import { parse } from 'tldts';
+import type { FetchCharge } from './limiter.js';
+
+/**
+ * A client's key: its IPv4 address, or the /64 of its IPv6 address. One IPv6 subscriber is
+ * routinely given a whole /64 (RFC 6177), so its addresses are one client; an IPv4-mapped
+ * address is the IPv4 client it maps.
+ */
+export function clientKey(ip: string): string {
+  try {
+    const addr = ipaddr.process(ip);
+    if (addr.kind() === 'ipv4') return addr.toString();
+    const parts = (addr as ipaddr.IPv6).parts.slice(0, 4);
+    return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
+  } catch {
+    return ip; // not an address (a unix socket, a test double): the string itself
+  }
+}
+
+/**
+ * A destination's key: the registrable domain of its host name (private suffixes included, so
+ * each app on herokuapp.com or each cloudfront.net distribution is its own), or the IP address of
+ * an IP literal. A wildcard DNS record gives an attacker any number of subdomains for free; they
+ * are one destination. The port is left out: it is the same machine.
+ */
+export function hostKey(url: URL): string {
+  const parsed = parse(url.hostname, { allowPrivateDomains: true });
+  if (parsed.isIp) return parsed.hostname ?? url.hostname;
+  return parsed.domain ?? url.hostname;
+}
+
+/** The charge of a fetch of `url` on behalf of the client at `ip` (none: the service's own). */
+export function chargeOf(url: URL, ip: string | undefined): FetchCharge {
+  return { client: ip === undefined ? null : clientKey(ip), host: hostKey(url) };
+}

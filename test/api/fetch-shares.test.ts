@@ -1,0 +1,168 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startService, type Service } from '../helpers/service.js';
+import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+
+// Fetch slots shared fairly, end to end: the client's address reaches safeFetch from every
+// handler (metadata pages, their image and favicon probes, the image proxy), /healthz reports the
+// slots, and a failure of our own saturation is never remembered as the page's.
+
+const html = { 'content-type': 'text/html' };
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Ctx {
+  up: Upstream;
+}
+const shares = suite<Ctx>('fetch slots shared between clients');
+shares.before.each(async (ctx) => {
+  ctx.up = await startUpstream({
+    routes: {
+      '/hang': () => {}, // never answers: holds its fetch slot until the deadline
+      '/p': respond(200, '<title>P</title>', html),
+      '/img.png': respond(200, PNG, { 'content-type': 'image/png' }),
+      '/with-hanging-image': respond(200, '<head><title>I</title><meta property="og:image" content="/hang"><link rel="icon" href="/img.png"></head>', html),
+      '/slowish': async (_req, res) => {
+        await sleep(300);
+        res.writeHead(200, html);
+        res.end('<title>Slowish</title>');
+      },
+    },
+  });
+});
+shares.after.each(async ({ up }) => {
+  await up.close();
+});
+
+const meta = (up: Upstream, path: string) => `/v1/metadata?${new URLSearchParams({ url: up.url(path).href })}`;
+const as = (svc: Service, path: string, n: number) => svc.request(path, { localAddress: `127.0.0.${n}` });
+const fetches = async (svc: Service) => (await svc.request('/healthz')).json;
+
+/** Polls /healthz until `ok` says yes (at most 5 s); returns the last report. */
+async function healthWhen(svc: Service, ok: (h: any) => boolean): Promise<any> {
+  let h = await fetches(svc);
+  for (let i = 0; i < 100 && !ok(h); i++) {
+    await sleep(50);
+    h = await fetches(svc);
+  }
+  return h;
+}
+
+const ENV = { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', MAX_FETCHES_PER_CLIENT: '2', FETCH_TIMEOUT_MS: '3000' };
+
+shares("a client's slow pages wait in its own share; another client's page answers at once", async ({ up }) => {
+  const svc = await startService(ENV);
+  try {
+    const slow = [1, 2, 3].map((i) => as(svc, meta(up, `/hang?${i}`), 71));
+    const h = await healthWhen(svc, (h) => h.upstream_fetches.capped === 1);
+    assert.equal(h.upstream_fetches, { in_flight: 2, max_in_flight: 64, queued: 0, capped: 1, saturated: false });
+    assert.is(h.status, 'ok', 'a client held back by its own share is no saturation');
+    const other = await as(svc, meta(up, '/p'), 72);
+    assert.equal([other.status, other.json.title], [200, 'P']);
+    assert.ok((await Promise.all(slow)).every((r) => r.status === 422));
+  } finally {
+    await svc.close();
+  }
+});
+
+shares("the image proxy charges the client's share too", async ({ up }) => {
+  const svc = await startService(ENV);
+  try {
+    const proxy = (path: string) => `/v1/cors-proxy?${new URLSearchParams({ url: up.url(path).href })}`;
+    const slow = [1, 2, 3].map((i) => as(svc, proxy(`/hang?${i}`), 73));
+    const h = await healthWhen(svc, (h) => h.upstream_fetches.capped === 1);
+    assert.equal([h.upstream_fetches.in_flight, h.upstream_fetches.capped], [2, 1]);
+    const other = await as(svc, proxy('/img.png'), 74);
+    assert.is(other.status, 200);
+    assert.ok((await Promise.all(slow)).every((r) => r.status === 504));
+  } finally {
+    await svc.close();
+  }
+});
+
+shares("image and favicon probes are charged to the client whose request started the extraction", async ({ up }) => {
+  const svc = await startService({ ...ENV, PROBE_IMAGES: 'true', MAX_FETCHES_PER_CLIENT: '1', ENRICH_BUDGET_MS: '1500' });
+  try {
+    const first = as(svc, meta(up, '/with-hanging-image'), 75);
+    // The page is read; its og:image probe hangs and holds the client's one slot (the favicon
+    // probe waits behind it), so the same client's next page waits too...
+    await healthWhen(svc, (h) => h.upstream_fetches.in_flight === 1 && h.upstream_fetches.capped === 1);
+    const second = as(svc, meta(up, '/p?second'), 75);
+    const h = await healthWhen(svc, (h) => h.upstream_fetches.capped === 2);
+    assert.equal([h.upstream_fetches.in_flight, h.upstream_fetches.capped], [1, 2]);
+    // ...while another client's page does not.
+    const other = await as(svc, meta(up, '/p?other'), 76);
+    assert.is(other.status, 200);
+    assert.equal((await first).json.title, 'I');
+    assert.equal((await second).json.title, 'P');
+  } finally {
+    await svc.close();
+  }
+});
+
+shares('a fetch shared through the single flight is charged to the client that started it', async ({ up }) => {
+  const svc = await startService({ ...ENV, MAX_FETCHES_PER_CLIENT: '1' });
+  try {
+    const starter = as(svc, meta(up, '/hang?shared'), 77);
+    await healthWhen(svc, (h) => h.upstream_fetches.in_flight === 1);
+    const joiner = as(svc, meta(up, '/hang?shared'), 78);
+    await sleep(100);
+    assert.is(up.hits('/hang'), 1, 'the joiner waits for the same fetch');
+    const own = await as(svc, meta(up, '/p?joiner'), 78);
+    assert.equal([own.status, own.json.title], [200, 'P'], "the joiner's share is untouched");
+    const blocked = as(svc, meta(up, '/p?starter'), 77);
+    const h = await healthWhen(svc, (h) => h.upstream_fetches.capped === 1);
+    assert.is(h.upstream_fetches.capped, 1, "the starter's next page waits behind the shared fetch");
+    assert.equal([(await starter).status, (await joiner).status, (await blocked).status], [422, 422, 200]);
+  } finally {
+    await svc.close();
+  }
+});
+
+shares('every slot taken with a fetch waiting: /healthz says saturated and degraded', async ({ up }) => {
+  const svc = await startService({ ...ENV, MAX_CONCURRENT_FETCHES: '2', MAX_FETCHES_PER_CLIENT: '0' });
+  try {
+    const held = [1, 2, 3].map((i) => as(svc, meta(up, `/hang?sat${i}`), 80 + i));
+    const h = await healthWhen(svc, (h) => h.upstream_fetches.queued === 1);
+    assert.equal(h.upstream_fetches, { in_flight: 2, max_in_flight: 2, queued: 1, capped: 0, saturated: true });
+    assert.is(h.status, 'degraded');
+    await Promise.all(held);
+  } finally {
+    await svc.close();
+  }
+});
+
+shares('a 503 of our own saturation is not remembered as the page failing', async ({ up }) => {
+  const svc = await startService({ ...ENV, MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '0', MAX_FETCHES_PER_CLIENT: '0' });
+  try {
+    const held = as(svc, meta(up, '/hang?overload'), 90);
+    await healthWhen(svc, (h) => h.upstream_fetches.in_flight === 1);
+    const refused = await as(svc, meta(up, '/p?overload'), 91);
+    assert.equal([refused.status, refused.json], [503, { code: 503, message: 'The service is busy; retry in a second.' }]);
+    await held;
+    const again = await as(svc, meta(up, '/p?overload'), 91);
+    assert.equal([again.status, again.json.title], [200, 'P'], 'fetched afresh');
+  } finally {
+    await svc.close();
+  }
+});
+
+shares('a page whose deadline ran out after waiting for a slot is fetched afresh next time', async ({ up }) => {
+  const svc = await startService({ ...ENV, FETCH_TIMEOUT_MS: '800', MAX_CONCURRENT_FETCHES: '1', MAX_FETCHES_PER_CLIENT: '0' });
+  try {
+    const held = as(svc, meta(up, '/hang?wait'), 92);
+    await healthWhen(svc, (h) => h.upstream_fetches.in_flight === 1);
+    // Queued behind /hang from about its start: it gets the slot when /hang's deadline ends, with
+    // little of its own deadline left (the time /hang had run before it came); the page needs 300 ms.
+    const late = await as(svc, meta(up, '/slowish'), 93);
+    assert.equal([late.status, late.json.message], [422, 'The page took too long to fetch.']);
+    await held;
+    const again = await as(svc, meta(up, '/slowish'), 93);
+    assert.equal([again.status, again.json.title], [200, 'Slowish']);
+    assert.is(up.hits('/slowish'), 2, 'the first failure was not cached');
+  } finally {
+    await svc.close();
+  }
+});
+
+shares.run();

@@ -1,0 +1,160 @@
+// Fetch slots shared fairly: a cap per client and per destination on top of the instance's, each
+// over-cap fetch waiting in its own client's or destination's queue without taking a place in
+// the instance's queue, so a few clients (or one slow site) cannot starve the rest.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ServerResponse } from 'node:http';
+import { FetchTimeout, Overloaded } from '../../src/errors.js';
+import { createSafeFetch } from '../../src/fetch/fetcher.js';
+import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { loopbackLookup, readAll, rejection, sleep, testConfig } from './harness.js';
+
+interface Ctx {
+  up: Upstream;
+  held: ServerResponse[];
+}
+const fair = suite<Ctx>('safeFetch fair shares');
+fair.before.each(async (ctx) => {
+  ctx.held = [];
+  ctx.up = await startUpstream({
+    routes: {
+      '/hold': (_req, res) => void ctx.held.push(res as ServerResponse),
+      '/quick': respond(200, 'quick'),
+    },
+  });
+});
+fair.after.each(async ({ up, held }) => {
+  for (const res of held) res.destroy();
+  await up.close();
+});
+
+const NAMES = ['slow.test', 'a.evil.test', 'b.evil.test', 'c.evil.test', 'fine.test'];
+const settle = () => sleep(50);
+
+fair('a client over its share waits in its own queue; another client is served at once', async ({ up, held }) => {
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '4', FETCH_QUEUE_MAX: '0', MAX_FETCHES_PER_CLIENT: '2' }));
+  try {
+    const mine = [1, 2, 3, 4].map((i) => safeFetch(up.url(`/hold?${i}`), { maxBytes: 1024, client: '10.0.0.1' }));
+    await settle();
+    assert.equal([limiter.inFlight, limiter.queued, limiter.capped], [2, 0, 2], 'two in flight, two held back by the share');
+    const other = await safeFetch(up.url('/quick'), { maxBytes: 1024, client: '10.0.0.2' });
+    assert.is((await readAll(other.body)).toString(), 'quick', 'the other client never waited, though FETCH_QUEUE_MAX is 0');
+    assert.not.ok(limiter.saturated);
+
+    while (held.length < 2) await sleep(5);
+    held[0]!.end('one');
+    await readAll((await mine[0]!).body);
+    while (held.length < 3) await sleep(5);
+    assert.equal([limiter.inFlight, limiter.capped], [2, 1], 'a finished fetch passes its slot to the same client');
+    held[1]!.end('x');
+    held[2]!.end('x');
+    for (const p of mine.slice(1, 3)) await readAll((await p).body);
+    while (held.length < 4) await sleep(5);
+    held[3]!.end('x');
+    await readAll((await mine[3]!).body);
+    assert.equal([limiter.inFlight, limiter.queued, limiter.capped], [0, 0, 0]);
+  } finally {
+    await close();
+  }
+});
+
+fair('a client past its own queue is Overloaded at once; other clients are not', async ({ up }) => {
+  const { safeFetch, close } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '10', MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }));
+  try {
+    // One in flight and 4 (OWN_QUEUE_FACTOR × 1) waiting: the sixth is refused.
+    const mine = Array.from({ length: 5 }, (_, i) => rejection(safeFetch(up.url(`/hold?${i}`), { maxBytes: 1024, client: '10.0.0.1' })));
+    const refused = await rejection(safeFetch(up.url('/quick'), { maxBytes: 1024, client: '10.0.0.1' }));
+    assert.instance(refused, Overloaded);
+    assert.is((refused as Overloaded).reason, 'the client has its full share of fetches in flight and queued');
+    assert.not.ok((refused as Overloaded).pageFailure);
+    const other = await safeFetch(up.url('/quick'), { maxBytes: 1024, client: '10.0.0.2' });
+    assert.is(other.status, 200);
+    other.close();
+    await Promise.all(mine);
+  } finally {
+    await close();
+  }
+});
+
+fair('one slow destination holds at most its share; a fetch to another destination is served at once', async ({ up }) => {
+  const lookup = loopbackLookup(NAMES);
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { lookup });
+  try {
+    const slow = [1, 2, 3].map((i) => rejection(safeFetch(up.url(`/hold?${i}`, 'slow.test'), { maxBytes: 1024, client: `10.0.0.${i}` })));
+    await settle();
+    assert.equal([limiter.inFlight, limiter.capped], [2, 1]);
+    const fine = await safeFetch(up.url('/quick', 'fine.test'), { maxBytes: 1024, client: '10.0.0.9' });
+    assert.is((await readAll(fine.body)).toString(), 'quick');
+    await Promise.all(slow);
+  } finally {
+    await close();
+  }
+});
+
+fair('wildcard subdomains (a.evil.test, b.evil.test, c.evil.test) share one destination share', async ({ up }) => {
+  const lookup = loopbackLookup(NAMES);
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { lookup });
+  try {
+    const names = ['a.evil.test', 'b.evil.test', 'c.evil.test'];
+    const all = names.map((name, i) => rejection(safeFetch(up.url('/hold', name), { maxBytes: 1024, client: `10.0.0.${i}` })));
+    await settle();
+    assert.equal([limiter.inFlight, limiter.capped], [2, 1], 'the third subdomain waits behind the first two');
+    await Promise.all(all);
+  } finally {
+    await close();
+  }
+});
+
+fair("the service's own fetches (no client) are held by no client share", async ({ up }) => {
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }));
+  try {
+    const own = [1, 2, 3].map((i) => rejection(safeFetch(up.url(`/hold?${i}`), { maxBytes: 1024 })));
+    await settle();
+    assert.equal([limiter.inFlight, limiter.capped], [3, 0]);
+    await Promise.all(own);
+  } finally {
+    await close();
+  }
+});
+
+fair('the instance queue holds only fetches their shares allow; past it Overloaded, and the instance reads saturated', async ({ up }) => {
+  const { safeFetch, close, limiter } = createSafeFetch(
+    testConfig({ MAX_CONCURRENT_FETCHES: '2', FETCH_QUEUE_MAX: '1', MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }),
+  );
+  try {
+    const pending = [
+      rejection(safeFetch(up.url('/hold?a1'), { maxBytes: 1024, client: '10.0.0.1' })),
+      rejection(safeFetch(up.url('/hold?b1'), { maxBytes: 1024, client: '10.0.0.2' })),
+      rejection(safeFetch(up.url('/hold?a2'), { maxBytes: 1024, client: '10.0.0.1' })), // A's own queue
+      rejection(safeFetch(up.url('/hold?c1'), { maxBytes: 1024, client: '10.0.0.3' })), // the instance queue
+    ];
+    assert.equal([limiter.inFlight, limiter.queued, limiter.capped], [2, 1, 1]);
+    assert.ok(limiter.saturated);
+    const refused = await rejection(safeFetch(up.url('/quick'), { maxBytes: 1024, client: '10.0.0.4' }));
+    assert.instance(refused, Overloaded);
+    assert.is((refused as Overloaded).reason, 'every fetch slot taken and the queue full');
+    // A's own queue still takes A's fetches: they wait for A's share, not for the instance queue.
+    pending.push(rejection(safeFetch(up.url('/hold?a3'), { maxBytes: 1024, client: '10.0.0.1' })));
+    assert.is(limiter.capped, 2);
+    const errors = await Promise.all(pending);
+    assert.ok(errors.every((e) => e instanceof FetchTimeout || e instanceof Overloaded));
+  } finally {
+    await close();
+  }
+});
+
+fair('IPv6 clients are one client per /64', async ({ up }) => {
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }));
+  try {
+    const all = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:3::1'].map((client) =>
+      rejection(safeFetch(up.url('/hold'), { maxBytes: 1024, client })),
+    );
+    await settle();
+    assert.equal([limiter.inFlight, limiter.capped], [2, 1], 'the second address of the first /64 waits');
+    await Promise.all(all);
+  } finally {
+    await close();
+  }
+});
+
+fair.run();
