@@ -82,10 +82,10 @@ export async function runStall(world: World, run: number, stalled: boolean): Pro
   try {
     const names = world.plan.silentNames.slice(0, world.plan.silentNames.length - 1);
     const stallPaths = Array.from({ length: 100 }, (_, i) => metadataPath(`https://${names[(run * 100 + i) % names.length]}/article/${run}-${i}`));
-    const stall = stalled ? drive(service.origin, stallPaths, 32) : null;
+    const stall = stalled ? drive(service.origin, stallPaths, 32, 1) : null; // 32 attackers' addresses
     if (stall) await new Promise((r) => setTimeout(r, 300)); // the stalled lookups are in flight first
     const normalPaths = world.order.slice(100, 160).map((page, i) => metadataPath(versioned(page.url, `stall-${run}-${stalled}-${i}`)));
-    const normal = await drive(service.origin, normalPaths, 8);
+    const normal = await drive(service.origin, normalPaths, 8, 2); // 8 other users
     const stallResults = stall ? (await stall).results : [];
     const healthResults = await health.stop();
     return {
