@@ -7,7 +7,7 @@ import { drive, metadataPath, poll, versioned, type Timed } from './drive.js';
 import { startService, type Variant, type World } from './world.js';
 
 /** Defaults of the settings the targets are stated in (src/config.ts). */
-export const DNS_TIMEOUT_MS = 2_000;
+export const DNS_TIMEOUT_MS = 1_500;
 export const ENRICH_BUDGET_MS = 1_500;
 
 export interface PassFigures {
