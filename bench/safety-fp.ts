@@ -1,6 +1,6 @@
-// npx tsx bench/safety-fp.ts — false positives and catch rate of the safety heuristics (issue 6).
+// npx tsx bench/safety-fp.ts — false positives and catch rate of the safety heuristics.
 //
-// False positives (must be zero: issue 6 makes it a hard requirement, and this script exits 1
+// False positives (must be zero: a hard requirement, and this script exits 1
 // otherwise) of the machine-made-domain rule on:
 //   - every host of the shared corpus (../shared/corpus/manifest.json: original_url and host),
 //   - the well-known domain list, bench/data/well-known-domains.txt (with and without www.).
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'tldts';
 import { scanHead } from '../wasm-parser/index.js';
 import { domainLooksMachineMade } from '../src/safety/machine-made.js';
-import { isIpHost } from '../src/safety/ip-host.js';
+import { isIpLiteral } from '../src/ip-literal.js';
 import { parkingMarker } from '../src/safety/parking.js';
 import { labelsItselfAdult } from '../src/safety/self-label.js';
 import { seededLabels } from '../test/fixtures/safety/synthetic-labels.js';
@@ -39,7 +39,7 @@ const hostOf = (href: string | null | undefined): string | null => {
 
 function report(name: string, hosts: Iterable<string>): string[] {
   const all = [...new Set(hosts)];
-  const flagged = all.filter((host) => domainLooksMachineMade(host) || isIpHost(new URL(`http://${host}/`)));
+  const flagged = all.filter((host) => domainLooksMachineMade(host) || isIpLiteral(new URL(`http://${host}/`).hostname));
   console.log(`${name}: ${flagged.length} false positives of ${all.length} hosts`);
   for (const host of flagged) console.log(`  flagged: ${host}`);
   return flagged;

@@ -1,6 +1,12 @@
-// The SDK for client apps: `import { getMetadata, createClient } from 'linkpeek/client'`.
-// Everything here comes from openapi.yaml through generated/ (never edited by hand).
-export * from '../generated/index.js';
-export { client } from '../generated/client.gen.js';
-export { createClient, createConfig } from '../generated/client/index.js';
+// linkpeek-client: the typed fetch SDK of the LinkPeek API. The operations and types are
+// generated from openapi.yaml (generated/, never edited by hand); this package adds a client that
+// requires its base URL, Error instances for `throwOnError`, and result types that include a
+// request that got no answer.
+
+export { client, createClient } from './client.js';
+export { LinkPeekHttpError } from './errors.js';
+export { getComponent, getHealth, getMetadata, getMetrics, getOpenApiDocument, getShowcase, proxyImage } from './operations.js';
+export type { Result, ResultOf } from './operations.js';
 export type { Client, Config } from '../generated/client/index.js';
+export type { Options } from '../generated/sdk.gen.js';
+export type * from '../generated/types.gen.js';

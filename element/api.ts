@@ -27,11 +27,16 @@ export function apiBase(endpoint: string | undefined): string | null {
 /** The image proxy on the API's origin (SPEC.md "GET /v1/cors-proxy"). */
 export const proxied = (base: string, imageUrl: string) => `${base}/v1/cors-proxy?url=${encodeURIComponent(imageUrl)}`;
 
-/** Metadata for `url`, or null when the request fails, is aborted or answers something else. */
-export async function fetchMetadata(base: string, url: string, signal: AbortSignal): Promise<Metadata | null> {
+/**
+ * Metadata for `url`; otherwise the `reason` of the API's error answer (a string), or null when
+ * the request fails, is aborted or answers something else.
+ */
+export async function fetchMetadata(base: string, url: string, signal: AbortSignal): Promise<Metadata | string | null> {
   try {
-    const { data } = await getMetadata({ baseUrl: base, query: { url }, signal });
-    return isMetadata(data) ? data : null;
+    const { data, error } = await getMetadata({ baseUrl: base, query: { url }, signal });
+    if (isMetadata(data)) return data;
+    const reason = (error as { reason?: unknown } | undefined)?.reason;
+    return typeof reason == 'string' ? reason : null;
   } catch {
     return null; // a 200 whose body is not JSON
   }

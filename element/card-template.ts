@@ -1,6 +1,6 @@
 // The card's fixed markup. No untrusted value is ever part of it: the element fills the
 // pieces with textContent and checked URLs only (issue 7 "Untrusted data").
-import type { SafetyTag } from '../generated/types.gen.js';
+import type { ApiError, SafetyTag } from '../generated/types.gen.js';
 
 /**
  * The whole card is one link; rel drops the opener and the referrer (issue 7). Its accessible
@@ -25,3 +25,19 @@ export const SAFETY_LABELS: Record<SafetyTag, string> = {
 };
 
 export const ERROR_TITLE = 'Preview unavailable';
+
+/**
+ * What the error state says under its title, from the 422's `reason` (openapi.yaml): short words
+ * for a reader of the page, not the API's own message. An unknown or missing reason shows the URL.
+ */
+export const REASON_TEXTS: Partial<Record<NonNullable<ApiError['reason']>, string>> = {
+  http_status: 'The page answered with an error.',
+  timeout: 'The site took too long to answer.',
+  name_not_resolved: 'This address does not exist.',
+  too_many_redirects: 'The page redirects too many times.',
+  redirect_loop: 'The page redirects in a loop.',
+  tls_certificate: "The site's certificate is not valid.",
+  connection_refused: 'The site could not be reached.',
+  unreachable: 'The site could not be reached.',
+  empty_page: 'The page is empty.',
+};

@@ -1,9 +1,10 @@
 // data-meta comes from the embedding page and the API answer crosses the network: both are
 // checked against the Metadata schema (openapi.yaml) before anything is rendered. A value that
-// is not valid Metadata yields null, which the element shows as its error state (issue 7).
+// is not valid Metadata yields null, which the element shows as its error state.
+import { SafetyTagSchema } from '../generated/schemas.gen.js';
 import type { ImageMetadata, Metadata, SafetyTag } from '../generated/types.gen.js';
 
-export const SAFETY_TAGS: readonly SafetyTag[] = ['adult', 'security_threat', 'suspicious_domain'];
+export const SAFETY_TAGS: readonly SafetyTag[] = SafetyTagSchema.enum;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v == 'object' && v != null && !Array.isArray(v);
 const isOptional = (v: unknown, type: 'string' | 'number') => v == null || typeof v == type;

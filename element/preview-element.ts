@@ -6,7 +6,7 @@
 // The state is exposed as a custom state: linkpeek-preview:state(loading|ready|error).
 import type { Metadata } from '../generated/types.gen.js';
 import { apiBase, fetchMetadata } from './api.js';
-import { CARD_HTML, ERROR_TITLE, SAFETY_LABELS } from './card-template.js';
+import { CARD_HTML, ERROR_TITLE, REASON_TEXTS, SAFETY_LABELS } from './card-template.js';
 import { showImage } from './image-source.js';
 import { parseMetadata } from './metadata-guard.js';
 import { hostOf, httpUrl } from './safe-url.js';
@@ -65,11 +65,11 @@ export class LinkPeekPreview extends HTMLElement {
     if (!target || !base) return this.#error(target);
     this.#loading(target);
     const request = (this.#request = new AbortController());
-    fetchMetadata(base, target, request.signal).then((metadata) => {
+    fetchMetadata(base, target, request.signal).then((result) => {
       if (request != this.#request) return; // superseded or removed meanwhile
       this.#request = undefined;
-      if (metadata) this.#ready(metadata, base);
-      else this.#error(target);
+      if (result && typeof result == 'object') this.#ready(result, base);
+      else this.#error(target, result);
     });
   }
 
@@ -77,9 +77,10 @@ export class LinkPeekPreview extends HTMLElement {
     this.#paint('loading', target, '', '', hostOf(target));
   }
 
-  /** The error state keeps the link working whenever a page URL is known. */
-  #error(target: string | null) {
-    this.#paint('error', target, ERROR_TITLE, target ?? '', hostOf(target));
+  /** The error state keeps the link working whenever a page URL is known; it says why when the API did. */
+  #error(target: string | null, reason?: string | null) {
+    const why = reason ? REASON_TEXTS[reason as keyof typeof REASON_TEXTS] : undefined;
+    this.#paint('error', target, ERROR_TITLE, why ?? target ?? '', hostOf(target));
   }
 
   #ready(metadata: Metadata, base: string | null) {

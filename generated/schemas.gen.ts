@@ -2,25 +2,27 @@
 
 export const MetadataSchema = {
     type: 'object',
-    description: 'One normalized link preview of a page.',
+    description: 'One normalized link preview of a page. Every field is always present in an answer of the\nservice; a field with nothing found is null (or an empty array or map).\n',
     required: [
+        'title',
+        'description',
         'url',
         'image',
+        'type',
         'favicon',
         'og',
-        'twitter'
+        'twitter',
+        'safety_tags'
     ],
     properties: {
         title: {
             type: 'string',
             nullable: true,
-            default: null,
             description: 'Title from the preferred family (`og:title` or `twitter:title`), then the HTML `<title>` element. Null if none is found.'
         },
         description: {
             type: 'string',
             nullable: true,
-            default: null,
             description: 'Description from the preferred family (`og:description` or `twitter:description`), then `<meta name=description>`. Null if none is found.'
         },
         url: {
@@ -34,7 +36,6 @@ export const MetadataSchema = {
         type: {
             type: 'string',
             nullable: true,
-            default: null,
             description: 'From `og:type` or `twitter:card`, per preference (for example website, article, summary_large_image).'
         },
         favicon: {
@@ -57,7 +58,6 @@ export const MetadataSchema = {
         safety_tags: {
             type: 'array',
             description: 'Safety labels for the URL. Empty when no tag applies or when the safety lookup fails.',
-            default: [],
             items: {
                 $ref: '#/components/schemas/SafetyTag'
             }
@@ -67,39 +67,41 @@ export const MetadataSchema = {
 
 export const ImageMetadataSchema = {
     type: 'object',
-    description: 'An image (preview image or favicon). Image analysis is best effort.',
+    description: 'An image (preview image or favicon). Image analysis is best effort: `url` can be set while\nthe other fields are null. `cors_safe` is absent when it is not known (probing is off, or the\nprobe failed or ran out of time).\n',
+    required: [
+        'url',
+        'type',
+        'width',
+        'height',
+        'size'
+    ],
     properties: {
         url: {
             type: 'string',
             format: 'uri',
             nullable: true,
-            default: null,
             description: 'Absolute image URL. Null when no suitable image is found.'
         },
         type: {
             type: 'string',
             nullable: true,
-            default: null,
             description: 'MIME type of the image. Derived primarily from `og:image:type`.'
         },
         width: {
             type: 'number',
             nullable: true,
-            default: null,
             minimum: 0,
             description: 'Width in pixels. Derived primarily from `og:image:width`.'
         },
         height: {
             type: 'number',
             nullable: true,
-            default: null,
             minimum: 0,
             description: 'Height in pixels. Derived primarily from `og:image:height`.'
         },
         size: {
             type: 'number',
             nullable: true,
-            default: null,
             minimum: 0,
             description: 'Size in bytes. Taken from the `og:image:size` tag when present, otherwise null.'
         },
@@ -120,7 +122,7 @@ export const SafetyTagSchema = {
     ]
 } as const;
 
-export const ErrorSchema = {
+export const ApiErrorSchema = {
     type: 'object',
     description: 'JSON error body.',
     required: [
@@ -135,6 +137,24 @@ export const ErrorSchema = {
         message: {
             type: 'string',
             description: 'Human-readable message.'
+        },
+        reason: {
+            type: 'string',
+            description: 'On a 422, what failed, for programs (the message says it for people). More values may\nbe added; treat an unknown one like `unreachable`.\n`http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.\n`timeout`: the site did not answer within the fetch deadline.\n`name_not_resolved`: the host name does not resolve (DNS).\n`too_many_redirects`: more redirects than the service follows.\n`redirect_loop`: a redirect came back to a URL already visited.\n`bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.\n`tls_certificate`: the site\'s TLS certificate is not valid.\n`connection_refused`: the site\'s address refused the connection.\n`unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).\n`empty_page`: the site answered with an empty body.\n`undecodable`: the body\'s content encoding could not be decoded.\n`fetch_loop`: the request came from LinkPeek itself.\n',
+            enum: [
+                'http_status',
+                'timeout',
+                'name_not_resolved',
+                'too_many_redirects',
+                'redirect_loop',
+                'bad_redirect',
+                'tls_certificate',
+                'connection_refused',
+                'unreachable',
+                'empty_page',
+                'undecodable',
+                'fetch_loop'
+            ]
         }
     }
 } as const;

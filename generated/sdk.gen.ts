@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { GetComponentData, GetComponentResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentResponses, GetShowcaseData, GetShowcaseResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
+import type { GetComponentData, GetComponentResponses, GetDocsData, GetDocsFileData, GetDocsFileErrors, GetDocsFileResponses, GetDocsResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentResponses, GetShowcaseData, GetShowcaseResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -20,6 +20,14 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
 
 /**
  * Fetch a public page and return normalized link-preview metadata.
+ *
+ * Example request:
+ *
+ * curl 'https://linkpeek.example/v1/metadata?url=https%3A%2F%2Fwww.bbc.com%2Fnews%2Fbusiness-40504764'
+ *
+ * The answer below (200) is what that page gives. A page that cannot be fetched is answered
+ * 422 with a `reason` saying what failed.
+ *
  */
 export const getMetadata = <ThrowOnError extends boolean = false>(options: Options<GetMetadataData, ThrowOnError>) => (options.client ?? client).get<GetMetadataResponses, GetMetadataErrors, ThrowOnError>({ url: '/v1/metadata', ...options });
 
@@ -28,6 +36,10 @@ export const getMetadata = <ThrowOnError extends boolean = false>(options: Optio
  *
  * Only JPEG, PNG, GIF and WebP images are accepted, decided by the image bytes. The upstream
  * response must be an image (`image*`) and must not be empty.
+ *
+ * Example request, answered 200 with the PNG's bytes:
+ *
+ * curl -o preview.png 'https://linkpeek.example/v1/cors-proxy?url=https%3A%2F%2Fexample.com%2Fpreview.png'
  *
  */
 export const proxyImage = <ThrowOnError extends boolean = false>(options: Options<ProxyImageData, ThrowOnError>) => (options.client ?? client).get<ProxyImageResponses, ProxyImageErrors, ThrowOnError>({ url: '/v1/cors-proxy', ...options });
@@ -38,16 +50,40 @@ export const proxyImage = <ThrowOnError extends boolean = false>(options: Option
  * Include the script, then render `<linkpeek-preview data-url="https://...">` or
  * `<linkpeek-preview data-meta='{"url":...}'>` (pre-fetched Metadata).
  *
+ * Example request:
+ *
+ * <script type="module" src="https://linkpeek.example/component.js"></script>
+ *
+ * A client that sends the `ETag` it holds in `If-None-Match` gets 304 while it is current.
+ *
  */
 export const getComponent = <ThrowOnError extends boolean = false>(options?: Options<GetComponentData, ThrowOnError>) => (options?.client ?? client).get<GetComponentResponses, unknown, ThrowOnError>({ url: '/component.js', ...options });
 
 /**
  * The showcase page, a URL box with the element rendering live, and the curl and SDK examples.
+ *
+ * Example request: `curl https://linkpeek.example/`
  */
 export const getShowcase = <ThrowOnError extends boolean = false>(options?: Options<GetShowcaseData, ThrowOnError>) => (options?.client ?? client).get<GetShowcaseResponses, unknown, ThrowOnError>({ url: '/', ...options });
 
 /**
+ * This reference, rendered for people (Swagger UI, served from this origin).
+ *
+ * Example request: `curl https://linkpeek.example/docs`. Its scripts and styles are the `/docs/{file}` paths.
+ */
+export const getDocs = <ThrowOnError extends boolean = false>(options?: Options<GetDocsData, ThrowOnError>) => (options?.client ?? client).get<GetDocsResponses, unknown, ThrowOnError>({ url: '/docs', ...options });
+
+/**
+ * A script or stylesheet of the reference page.
+ *
+ * Example request: `curl https://linkpeek.example/docs/swagger-ui.css`
+ */
+export const getDocsFile = <ThrowOnError extends boolean = false>(options: Options<GetDocsFileData, ThrowOnError>) => (options.client ?? client).get<GetDocsFileResponses, GetDocsFileErrors, ThrowOnError>({ url: '/docs/{file}', ...options });
+
+/**
  * This document.
+ *
+ * Example request: `curl https://linkpeek.example/openapi.yaml`
  */
 export const getOpenApiDocument = <ThrowOnError extends boolean = false>(options?: Options<GetOpenApiDocumentData, ThrowOnError>) => (options?.client ?? client).get<GetOpenApiDocumentResponses, unknown, ThrowOnError>({ url: '/openapi.yaml', ...options });
 
@@ -59,10 +95,18 @@ export const getOpenApiDocument = <ThrowOnError extends boolean = false>(options
  * the event loop lags, or the upstream fetch slots are saturated.
  * 503 `stopping` once a shutdown has begun, so a load balancer stops sending traffic.
  *
+ * Example request: `curl https://linkpeek.example/healthz`
+ *
  */
 export const getHealth = <ThrowOnError extends boolean = false>(options?: Options<GetHealthData, ThrowOnError>) => (options?.client ?? client).get<GetHealthResponses, GetHealthErrors, ThrowOnError>({ url: '/healthz', ...options });
 
 /**
  * Prometheus metrics of this instance (text exposition format).
+ *
+ * Example request: `curl https://linkpeek.example/metrics`
+ *
+ * When the instance has `METRICS_PORT`, the metrics are served on that port only and this
+ * path answers 404.
+ *
  */
-export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, unknown, ThrowOnError>({ url: '/metrics', ...options });
+export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({ url: '/metrics', ...options });

@@ -5,17 +5,19 @@ export type ClientOptions = {
 };
 
 /**
- * One normalized link preview of a page.
+ * One normalized link preview of a page. Every field is always present in an answer of the
+ * service; a field with nothing found is null (or an empty array or map).
+ *
  */
 export type Metadata = {
     /**
      * Title from the preferred family (`og:title` or `twitter:title`), then the HTML `<title>` element. Null if none is found.
      */
-    title?: string | null;
+    title: string | null;
     /**
      * Description from the preferred family (`og:description` or `twitter:description`), then `<meta name=description>`. Null if none is found.
      */
-    description?: string | null;
+    description: string | null;
     /**
      * Canonical or representative URL. Order: preferred family (`og:url` or `twitter:url`), then `<link rel=canonical>`, then the originally requested URL. Always absolute.
      */
@@ -24,7 +26,7 @@ export type Metadata = {
     /**
      * From `og:type` or `twitter:card`, per preference (for example website, article, summary_large_image).
      */
-    type?: string | null;
+    type: string | null;
     favicon: ImageMetadata;
     /**
      * Every Open Graph (`og:*`) meta tag on the page. Keys are tag names, values are the raw content attributes.
@@ -41,33 +43,36 @@ export type Metadata = {
     /**
      * Safety labels for the URL. Empty when no tag applies or when the safety lookup fails.
      */
-    safety_tags?: Array<SafetyTag>;
+    safety_tags: Array<SafetyTag>;
 };
 
 /**
- * An image (preview image or favicon). Image analysis is best effort.
+ * An image (preview image or favicon). Image analysis is best effort: `url` can be set while
+ * the other fields are null. `cors_safe` is absent when it is not known (probing is off, or the
+ * probe failed or ran out of time).
+ *
  */
 export type ImageMetadata = {
     /**
      * Absolute image URL. Null when no suitable image is found.
      */
-    url?: string | null;
+    url: string | null;
     /**
      * MIME type of the image. Derived primarily from `og:image:type`.
      */
-    type?: string | null;
+    type: string | null;
     /**
      * Width in pixels. Derived primarily from `og:image:width`.
      */
-    width?: number | null;
+    width: number | null;
     /**
      * Height in pixels. Derived primarily from `og:image:height`.
      */
-    height?: number | null;
+    height: number | null;
     /**
      * Size in bytes. Taken from the `og:image:size` tag when present, otherwise null.
      */
-    size?: number | null;
+    size: number | null;
     /**
      * True when the image response carries permissive CORS headers, so browser scripts can fetch it cross-origin. False or absent means direct browser access may be blocked.
      */
@@ -85,7 +90,7 @@ export type SafetyTag = 'adult' | 'security_threat' | 'suspicious_domain';
 /**
  * JSON error body.
  */
-export type Error = {
+export type ApiError = {
     /**
      * HTTP status code of the error.
      */
@@ -94,6 +99,24 @@ export type Error = {
      * Human-readable message.
      */
     message: string;
+    /**
+     * On a 422, what failed, for programs (the message says it for people). More values may
+     * be added; treat an unknown one like `unreachable`.
+     * `http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.
+     * `timeout`: the site did not answer within the fetch deadline.
+     * `name_not_resolved`: the host name does not resolve (DNS).
+     * `too_many_redirects`: more redirects than the service follows.
+     * `redirect_loop`: a redirect came back to a URL already visited.
+     * `bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.
+     * `tls_certificate`: the site's TLS certificate is not valid.
+     * `connection_refused`: the site's address refused the connection.
+     * `unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).
+     * `empty_page`: the site answered with an empty body.
+     * `undecodable`: the body's content encoding could not be decoded.
+     * `fetch_loop`: the request came from LinkPeek itself.
+     *
+     */
+    reason?: 'http_status' | 'timeout' | 'name_not_resolved' | 'too_many_redirects' | 'redirect_loop' | 'bad_redirect' | 'tls_certificate' | 'connection_refused' | 'unreachable' | 'empty_page' | 'undecodable' | 'fetch_loop';
 };
 
 /**
@@ -173,6 +196,11 @@ export type Health = {
     };
 };
 
+/**
+ * The `ETag` of the copy the client holds; answered 304 while it is current.
+ */
+export type IfNoneMatch = string;
+
 export type GetMetadataData = {
     body?: never;
     path?: never;
@@ -204,21 +232,25 @@ export type GetMetadataErrors = {
      */
     400: ValidationError;
     /**
-     * The URL is valid but the target page could not be fetched or processed.
+     * The URL is valid but the target page could not be fetched or processed. `reason` says
+     * what failed (see the `ApiError` schema) and `message` says it in words. A name that
+     * resolves to an address LinkPeek may not fetch reads like any site that cannot be
+     * reached (`unreachable`).
+     *
      */
-    422: Error;
+    422: ApiError;
     /**
      * Per-IP rate limit reached; wait `Retry-After` seconds before retrying.
      */
-    429: Error;
+    429: ApiError;
     /**
      * Unexpected server error.
      */
-    500: Error;
+    500: ApiError;
     /**
      * This instance has too many upstream fetches in flight and queued; retry after `Retry-After` seconds.
      */
-    503: Error;
+    503: ApiError;
 };
 
 export type GetMetadataError = GetMetadataErrors[keyof GetMetadataErrors];
@@ -286,6 +318,12 @@ export type ProxyImageResponse = ProxyImageResponses[keyof ProxyImageResponses];
 
 export type GetComponentData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/component.js';
@@ -316,8 +354,72 @@ export type GetShowcaseResponses = {
 
 export type GetShowcaseResponse = GetShowcaseResponses[keyof GetShowcaseResponses];
 
+export type GetDocsData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/docs';
+};
+
+export type GetDocsResponses = {
+    /**
+     * The reference page.
+     */
+    200: string;
+};
+
+export type GetDocsResponse = GetDocsResponses[keyof GetDocsResponses];
+
+export type GetDocsFileData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
+    path: {
+        /**
+         * One of `init.js`, `swagger-ui.css`, `swagger-ui-bundle.js`; any other name is answered 404.
+         */
+        file: string;
+    };
+    query?: never;
+    url: '/docs/{file}';
+};
+
+export type GetDocsFileErrors = {
+    /**
+     * No such file.
+     */
+    404: ApiError;
+};
+
+export type GetDocsFileError = GetDocsFileErrors[keyof GetDocsFileErrors];
+
+export type GetDocsFileResponses = {
+    /**
+     * The file.
+     */
+    200: string;
+};
+
+export type GetDocsFileResponse = GetDocsFileResponses[keyof GetDocsFileResponses];
+
 export type GetOpenApiDocumentData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/openapi.yaml';
@@ -363,6 +465,15 @@ export type GetMetricsData = {
     query?: never;
     url: '/metrics';
 };
+
+export type GetMetricsErrors = {
+    /**
+     * Metrics are served on METRICS_PORT, not here.
+     */
+    404: ApiError;
+};
+
+export type GetMetricsError = GetMetricsErrors[keyof GetMetricsErrors];
 
 export type GetMetricsResponses = {
     /**

@@ -3,6 +3,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
+import compress from 'koa-compress';
+import zlib from 'node:zlib';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -137,7 +139,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       metrics,
     }), {
     target: { allowPrivateNetworks: config.allowPrivateNetworks },
-    showcaseLocation: (ctx) => showcaseLocation(config, `${ctx.protocol}://${ctx.host}`),
+    showcaseLocation: showcaseLocation(config),
   });
 
   const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
@@ -149,6 +151,9 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const responses = responseCache(responseCacheOptions(config));
   koa.use(requestLog(logRequest));
   koa.use(cors);
+  // Answers made per request (errors, /metrics, a metadata answer not stored) over 1 KB; stored
+  // answers and static files come already compressed (api/content-coding.ts) and are skipped.
+  koa.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   koa.use(errorBoundary(logger));
   koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);
@@ -162,7 +167,10 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     health,
     metrics,
     responses,
-    callback: () => withFastPath({ responses, limiter, trustProxy: config.trustProxy, logRequest }, koa.callback()),
+    callback: () => {
+      const hits = metrics.cache.labels({ outcome: 'hit' });
+      return withFastPath({ responses, limiter, trustProxy: config.trustProxy, logRequest, onHit: () => hits.inc() }, koa.callback());
+    },
     get degraded() {
       return failover?.degraded ?? false;
     },
@@ -212,20 +220,25 @@ function createRateLimitStore(config: Config, redis: Redis | null, failover: Fai
   // SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
   const opts = { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
   const memory = new MemoryRateLimitStore(opts);
-  return redis && failover ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts), memory, failover) : memory;
+  return redis && failover ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts, config.redisKeyPrefix), memory, failover) : memory;
 }
 
 function createExtractionStore(config: Config, redis: Redis | null, failover: Failover | null): ExtractionStore {
   const memory = new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes });
-  return redis && failover ? new FallbackExtractionStore(new RedisExtractionStore(redis), memory, failover) : memory;
+  return redis && failover ? new FallbackExtractionStore(new RedisExtractionStore(redis, config.redisKeyPrefix), memory, failover) : memory;
 }
 
-/** SPEC.md: the 302's Location is an absolute URI of this endpoint with the showcase page as `url`. */
-function showcaseLocation(config: Config, requestOrigin: string): string {
-  // Without PUBLIC_BASE_URL the request's own Host names us; a Host that is no valid authority
-  // gets the loopback origin rather than a 500.
-  const base = config.publicBaseUrl ?? (URL.canParse(`${requestOrigin}/`) ? `${requestOrigin}/` : `http://127.0.0.1:${config.port}/`);
+/**
+ * The 302's Location: this endpoint with the showcase page as `url`. Nothing in it comes from the
+ * request (a Host or X-Forwarded-Host header is the client's to forge, and a CDN could cache the
+ * forged redirect for everyone): under PUBLIC_BASE_URL when set, else a path on the same origin.
+ */
+export function showcaseLocation(config: Pick<Config, 'publicBaseUrl' | 'showcaseUrl'>): string {
+  const query = new URLSearchParams({ url: config.showcaseUrl }).toString();
+  if (config.publicBaseUrl === null) return `/v1/metadata?${query}`;
+  // "https://example.org/linkpeek" is a folder: the endpoint goes under it.
+  const base = config.publicBaseUrl.endsWith('/') ? config.publicBaseUrl : `${config.publicBaseUrl}/`;
   const location = new URL('v1/metadata', base);
-  location.searchParams.set('url', config.showcaseUrl);
+  location.search = query;
   return location.href;
 }

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 export interface Config {
   port: number;
   host: string;
-  /** Absolute base for URLs the service writes (302 Location); derived from the request when unset. */
+  /** Absolute base for URLs the service writes (302 Location); when unset they are relative, never taken from request headers. */
   publicBaseUrl: string | null;
   /** Take the client IP from X-Forwarded-For (behind a load balancer). */
   trustProxy: boolean;
@@ -19,6 +19,10 @@ export interface Config {
   redisUrl: string | null;
   /** Longest a Redis operation may take; past it the instance falls back to its memory stores. */
   redisTimeoutMs: number;
+  /** Prefix of every Redis key, so deployments can share one Redis. */
+  redisKeyPrefix: string;
+  /** A separate listener for /metrics (off the public port); null serves it on the public port. */
+  metricsPort: number | null;
 
   /** Lets upstream fetches reach loopback and private ranges: local development and tests only. */
   allowPrivateNetworks: boolean;
@@ -97,6 +101,8 @@ export function loadConfig(env: Env = {}): Config {
     redisUrl: read.redisUrlOrNull('REDIS_URL'),
     // Redis answers in well under a millisecond on a local network; 250 ms is a stall, not load.
     redisTimeoutMs: read.int('REDIS_TIMEOUT_MS', 250, { min: 1 }),
+    redisKeyPrefix: read.keyPrefix('REDIS_KEY_PREFIX', 'lp:'),
+    metricsPort: read.intOrNull('METRICS_PORT', { min: 1, max: 65535 }),
 
     allowPrivateNetworks: read.bool('ALLOW_PRIVATE_NETWORKS', false),
     fetchTimeoutMs: read.int('FETCH_TIMEOUT_MS', 8_000, { min: 1 }),
@@ -162,6 +168,18 @@ class Reader {
 
   stringOrNull(name: string): string | null {
     return this.raw(name) ?? null;
+  }
+
+  intOrNull(name: string, range: { min?: number; max?: number } = {}): number | null {
+    return this.raw(name) === undefined ? null : this.int(name, 0, range);
+  }
+
+  /** A Redis key prefix: printable ASCII without spaces, so keys stay readable in redis-cli. */
+  keyPrefix(name: string, fallback: string): string {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^[\x21-\x7e]{1,64}$/.test(value)) throw new ConfigError(name, `"${value}" must be 1 to 64 printable characters without spaces`);
+    return value;
   }
 
   int(name: string, fallback: number, range: { min?: number; max?: number } = {}): number {

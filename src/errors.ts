@@ -5,6 +5,8 @@
 // The body shape depends on the endpoint (SPEC.md "Errors"): the metadata endpoint answers
 // ValidationError for 400 and `{code, message}` otherwise; the image proxy answers `{error}`.
 
+import { failures, type FetchFailure } from './fetch/fetch-failure.js';
+
 export type ErrorCode =
   | 'INVALID_INPUT'
   | 'MISSING_URL'
@@ -14,7 +16,8 @@ export type ErrorCode =
   | 'FETCH_TIMEOUT'
   | 'OVERLOADED'
   | 'PROXY_REJECTED'
-  | 'FETCH_LOOP';
+  | 'FETCH_LOOP'
+  | 'METHOD_NOT_ALLOWED';
 
 export interface FieldProblem {
   /** Where the problem is, e.g. ['query', 'url']. */
@@ -69,18 +72,21 @@ export class RateLimited extends LinkPeekError {
 }
 
 /**
- * The upstream could not be fetched. The public message is the same for every reason (DNS
- * failure, blocked address, refused connection, TLS, upstream status...) so the API cannot be
- * used as a port scanner; `reason` is for logs only.
+ * The upstream could not be fetched. `failure` is what the caller is told (a reason of
+ * openapi.yaml's enum and its message, fetch/fetch-failure.ts); `reason` is the detail for logs
+ * (addresses, codes), never sent.
  */
 export class FetchFailed extends LinkPeekError {
   readonly code: ErrorCode = 'FETCH_FAILED';
+  readonly failure: FetchFailure;
   override readonly pageFailure: boolean;
   constructor(
     readonly reason: string,
-    options?: { cause?: unknown; pageFailure?: boolean },
+    options?: { cause?: unknown; failure?: FetchFailure; pageFailure?: boolean },
   ) {
-    super('The page could not be fetched.', options);
+    const failure = options?.failure ?? failures.unreachable();
+    super(failure.message, options);
+    this.failure = failure;
     this.pageFailure = options?.pageFailure ?? true;
   }
 }
@@ -88,6 +94,10 @@ export class FetchFailed extends LinkPeekError {
 /** The total deadline of one upstream fetch passed (connect, headers or body). */
 export class FetchTimeout extends FetchFailed {
   override readonly code: ErrorCode = 'FETCH_TIMEOUT';
+  constructor(reason: string, options: { cause?: unknown; deadlineMs: number; pageFailure?: boolean }) {
+    const { deadlineMs, ...rest } = options;
+    super(reason, { ...rest, failure: failures.timeout(deadlineMs) });
+  }
 }
 
 /**
@@ -110,13 +120,34 @@ export class Overloaded extends LinkPeekError {
 export class FetchLoop extends LinkPeekError {
   readonly code = 'FETCH_LOOP';
   constructor() {
-    super('Requests from LinkPeek itself are refused (fetch loop).');
+    super(failures.fetchLoop().message);
+  }
+}
+
+/** A documented path asked with a method it does not answer (RFC 9110 15.5.6: 405 with Allow). */
+export class MethodNotAllowed extends LinkPeekError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+  constructor(
+    method: string,
+    path: string,
+    readonly allow: readonly string[],
+  ) {
+    super(`${method} is not allowed on ${path}; use ${allow.join(' or ')}.`);
   }
 }
 
 /** The proxy refused the upstream's answer: not an image, empty, or an unsupported format. */
 export class ProxyRejected extends LinkPeekError {
   readonly code = 'PROXY_REJECTED';
+}
+
+/** An error as one log field: its code and, for a failed fetch, the detail behind it. */
+export function describeError(err: unknown): string {
+  if (err instanceof LinkPeekError) {
+    const reason = (err as { reason?: unknown }).reason;
+    return typeof reason === 'string' ? `${err.code}: ${reason}` : err.code;
+  }
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** Which body shape an endpoint speaks (SPEC.md "Errors"). */
@@ -156,20 +187,27 @@ export function toHttpError(err: unknown, surface: ErrorSurface): HttpError {
       return shaped(404, err.message, surface, noStore);
     case 'FETCH_FAILED':
       if (surface === 'proxy') return shaped(502, 'The image could not be fetched.', surface, noStore);
-      return shaped(422, err.message, surface, noStore);
+      return unprocessable((err as FetchFailed).failure);
     case 'FETCH_TIMEOUT':
       if (surface === 'proxy') return shaped(504, 'The image took too long to fetch.', surface, noStore);
-      return shaped(422, 'The page took too long to fetch.', surface, noStore);
+      return unprocessable((err as FetchFailed).failure);
     case 'OVERLOADED':
       return shaped(503, err.message, surface, { ...noStore, 'Retry-After': '1' });
     case 'FETCH_LOOP':
-      return shaped(surface === 'proxy' ? 400 : 422, err.message, surface, noStore);
+      return surface === 'proxy' ? shaped(400, err.message, surface, noStore) : unprocessable(failures.fetchLoop());
+    case 'METHOD_NOT_ALLOWED':
+      return shaped(405, err.message, surface, { ...noStore, Allow: (err as MethodNotAllowed).allow.join(', ') });
     case 'PROXY_REJECTED':
       return shaped(400, err.message, surface, noStore);
     case 'MISSING_URL':
       // Only reachable on the proxy: the metadata route turns it into a 302 before this.
       return shaped(400, 'url: is required', surface, noStore);
   }
+}
+
+/** The metadata endpoint's 422: what failed, as a reason of openapi.yaml's enum and its message. */
+function unprocessable(failure: FetchFailure): HttpError {
+  return { status: 422, body: { code: 422, message: failure.message, reason: failure.reason }, headers: noStore };
 }
 
 function shaped(

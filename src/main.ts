@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { tuneGarbageCollection } from './gc.js';
 import { createLogger } from './log.js';
+import { createMetricsServer } from './metrics-server.js';
 import { createServer, stopGracefully } from './server.js';
 
 let config: Config;
@@ -33,12 +34,22 @@ server.listen(config.port, config.host, () => {
   logger.flush(); // lines are buffered (src/log.ts): whoever waits for this one sees it now
 });
 
+// METRICS_PORT: /metrics on a listener of its own (README "Metrics"), not on the public port.
+const metricsPort = config.metricsPort;
+let metricsServer: ReturnType<typeof createMetricsServer> | null = null;
+if (metricsPort !== null) {
+  metricsServer = createMetricsServer(app.metrics);
+  metricsServer.listen(metricsPort, config.host, () => logger.info({ host: config.host, port: metricsPort }, 'metrics listening'));
+}
+
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
   logger.flush();
+  metricsServer?.close();
+  metricsServer?.closeAllConnections();
   const inTime = await stopGracefully(server, app, config.shutdownGraceMs, logger);
   logger.info({ inTime }, 'stopped');
   process.exit(inTime ? 0 : 1);

@@ -39,7 +39,7 @@ export class Metrics {
 
   readonly cache = new Counter({
     name: 'linkpeek_cache_requests_total',
-    help: 'Extraction cache lookups: hit, miss (this request fetches), coalesced (waited for a fetch in flight).',
+    help: 'Answers by cache outcome: hit (the fast path\'s stored answers included), miss (this request fetches), shared (waited for a fetch in flight).',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -98,6 +98,8 @@ export class Metrics {
         this.set(sources.fetchesCapped());
       },
     });
-    collectDefaultMetrics({ register: this.registry, prefix: 'linkpeek_' });
+    // Under their standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes...), which
+    // stock Node.js dashboards query.
+    collectDefaultMetrics({ register: this.registry });
   }
 }

@@ -1,7 +1,7 @@
 // The lol-html handlers of one scan pass: they copy raw tags out of the rewriter into a RawTags
-// value, in document order, until the first `<body>` start tag (issue 3). lol-html offers no stop
+// value, in document order, until the first `<body>` start tag. lol-html offers no stop
 // call and finishes the current chunk after the `<body>` handler ran, so every handler checks
-// `stopped` first (PITFALLS.md: without that guard a body og:title overwrote the head's).
+// `stopped` first: without that guard an og:title in the body overwrites the head's.
 
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import type { Element, HTMLRewriter, TextChunk } from 'html-rewriter-wasm';
@@ -29,8 +29,6 @@ export class TagCollector {
   stopped = false;
   /** Label of the first charset declaration in a `<meta>` (charset= or http-equiv content-type). */
   declaredCharset: string | null = null;
-  /** Called once, when the first charset declaration is seen. */
-  onCharsetDeclared: ((label: string) => void) | null = null;
   /** Called with the raw URL of every image or icon tag as it is seen (the caller may start resolving its host). */
   onImageUrl: ((rawUrl: string) => void) | null = null;
 
@@ -86,10 +84,7 @@ export class TagCollector {
       const label =
         meta.charset ??
         (meta.httpEquiv?.trim().toLowerCase() === 'content-type' && meta.content !== null ? charsetOfMetaContent(meta.content) : null);
-      if (label !== null && label.trim() !== '') {
-        this.declaredCharset = label.trim();
-        this.onCharsetDeclared?.(this.declaredCharset);
-      }
+      if (label !== null && label.trim() !== '') this.declaredCharset = label.trim();
     }
   }
 
@@ -163,7 +158,7 @@ function freeing<T extends Element | TextChunk>(handle: (token: T) => void): (to
   };
 }
 
-/** lol-html hands attribute values raw (PITFALLS.md): decode character references. */
+/** lol-html hands attribute values over raw (`&amp;` stays): decode character references. */
 function decodeAttribute(value: string): string {
   return value.includes('&') ? decodeHTMLAttribute(value) : value;
 }

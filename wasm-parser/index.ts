@@ -4,7 +4,8 @@
 import { HeadScanner } from './scanner.js';
 import type { ScanResult } from './types.js';
 
-export { HeadScanner, DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE, type HeadScannerOptions } from './scanner.js';
+export { HeadScanner, type HeadScannerOptions } from './scanner.js';
+export { DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE } from './block-splitter.js';
 export { wasmMemoryBytes } from './memory.js';
 export type { RawLink, RawMeta, RawTags, ScanResult } from './types.js';
 

@@ -1,22 +1,35 @@
 // Who is measured, and how each is started (every one in its own process, started fresh per run).
 // Every server runs compiled, as `npm start` runs LinkPeek: the HTTP fronts of the peers and the
 // baselines too, so that no contender pays for a TypeScript loader (tsx costs ~25 MB of RSS and
-// ~5% of throughput). They are compiled once per benchmark process (tsconfig.bench.json).
+// ~5% of throughput). They are compiled once per benchmark process, in two places: LinkPeek and
+// the baselines into dist/bench/ (bench/tsconfig.servers.json), where they resolve the root
+// install's packages; the peers' front into bench/dist/ (bench/tsconfig.peers.json), where it
+// resolves the peers from bench/node_modules. Compiled under bench/, LinkPeek's own code would pick
+// up the copies of undici, tldts or lru-cache the peers bring there.
 
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from './corpus.js';
 import { startServer, type Server } from './proc.js';
 
-let compiled = false;
+const compiled = new Set<string>();
 
-/** `bench/lib/x.ts` → its compiled `dist/bench/bench/lib/x.js`, compiling the servers first. */
-function compiledScript(script: string): string {
-  if (!compiled) {
-    execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.bench.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
-    compiled = true;
-  }
+function compile(project: string): void {
+  if (compiled.has(project)) return;
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: REPO_ROOT, stdio: 'inherit' });
+  compiled.add(project);
+}
+
+/** `bench/lib/x.ts` (LinkPeek or a baseline) → its compiled `dist/bench/bench/lib/x.js`. */
+function compiledServer(script: string): string {
+  compile('bench/tsconfig.servers.json');
   return path.join('dist/bench', script.replace(/\.ts$/, '.js'));
+}
+
+/** The peers' front, compiled beside bench/node_modules. */
+function compiledPeerServer(): string {
+  compile('bench/tsconfig.peers.json');
+  return 'bench/dist/peer-server.js';
 }
 
 export interface Contender {
@@ -48,17 +61,17 @@ export function linkpeek(name = 'LinkPeek', env: Record<string, string> = {}): C
   return {
     name,
     prefix: '/v1/metadata?url=',
-    start: () => startServer(name, compiledScript('bench/lib/linkpeek-server.ts'), [], { ...LINKPEEK_BENCH_ENV, ...env }),
+    start: () => startServer(name, compiledServer('bench/lib/linkpeek-server.ts'), [], { ...LINKPEEK_BENCH_ENV, ...env }),
   };
 }
 
 export const PEER_NAMES = ['unfurl.js', 'link-preview-js', 'metascraper', 'open-graph-scraper'] as const;
 
 export function peer(name: string): Contender {
-  return { name, prefix: '/?url=', start: () => startServer(name, compiledScript('bench/lib/peer-server.ts'), [name]) };
+  return { name, prefix: '/?url=', start: () => startServer(name, compiledPeerServer(), [name]) };
 }
 
 export function bare(kind: 'koa' | 'koa-sized' | 'openapi', env: Record<string, string> = {}): Contender {
   const name = kind === 'koa' ? 'bare Koa' : kind === 'koa-sized' ? 'bare Koa, LinkPeek-sized answer' : 'bare openapi-backend';
-  return { name, prefix: '/v1/metadata?url=', start: () => startServer(name, compiledScript('bench/lib/bare-servers.ts'), [kind], env) };
+  return { name, prefix: '/v1/metadata?url=', start: () => startServer(name, compiledServer('bench/lib/bare-servers.ts'), [kind], env) };
 }

@@ -7,11 +7,18 @@ import type { Context, Next } from 'koa';
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   // Headers a browser script may read beside the CORS-safelisted ones.
-  'Access-Control-Expose-Headers': 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
+  'Access-Control-Expose-Headers': 'Retry-After, Server-Timing, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
 };
+
+/**
+ * Sent on every answer beside the CORS headers: no body of ours (JSON above all) is ever to be
+ * sniffed into another type by a browser.
+ */
+export const NOSNIFF: Readonly<Record<string, string>> = { 'X-Content-Type-Options': 'nosniff' };
 
 export async function cors(ctx: Context, next: Next): Promise<void> {
   ctx.set(CORS_HEADERS);
+  ctx.set(NOSNIFF);
   if (ctx.method === 'OPTIONS') {
     // A preflight: every endpoint is a simple GET, so it is allowed at once and cached a day.
     ctx.set('Access-Control-Allow-Methods', 'GET, HEAD');

@@ -4,7 +4,7 @@
 
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { LinkPeekError, toHttpError, type ErrorSurface } from '../errors.js';
+import { LinkPeekError, describeError, toHttpError, type ErrorSurface } from '../errors.js';
 
 export function surfaceOf(path: string): ErrorSurface {
   return path === '/v1/cors-proxy' ? 'proxy' : 'metadata';
@@ -19,26 +19,18 @@ export function errorBoundary(logger: Logger) {
         // A streamed body failed after its headers left (proxy cut at the byte cap): the only
         // honest signal left is to abort the connection, never a truncated answer that looks whole.
         ctx.req.socket.destroy();
-        logger.warn({ reqId: ctx.state.reqId, err: describe(err) }, 'response aborted after headers');
+        logger.warn({ reqId: ctx.state.reqId, err: describeError(err) }, 'response aborted after headers');
         return;
       }
       const http = toHttpError(err, surfaceOf(ctx.path));
       if (http.status >= 500 && !(err instanceof LinkPeekError)) {
         logger.error({ reqId: ctx.state.reqId, err }, 'unexpected error');
       } else {
-        ctx.state.errorReason = describe(err);
+        ctx.state.errorReason = describeError(err);
       }
       ctx.status = http.status;
       ctx.set(http.headers);
       ctx.body = http.body;
     }
   };
-}
-
-function describe(err: unknown): string {
-  if (err instanceof LinkPeekError) {
-    const reason = (err as { reason?: string }).reason;
-    return reason ? `${err.code}: ${reason}` : err.code;
-  }
-  return err instanceof Error ? err.message : String(err);
 }

@@ -3,9 +3,11 @@
 // hottest request this service gets, and Koa's per-request context and the middleware chain cost
 // as much as everything a hit needs. So the server's request listener answers it here, doing what
 // the middleware chain does for a hit and nothing else:
-//   request id and log line (api/request-log.ts), CORS headers (api/cors.ts), the client's rate
-//   limit, counted once (api/rate-limit.ts), and the stored bytes with their headers
-//   (api/response-cache.ts).
+//   request id and log line (api/request-log.ts), CORS and nosniff headers (api/cors.ts), the
+//   client's rate limit, counted once (api/rate-limit.ts), the cache-hit counter and Server-Timing
+//   (api/server-timing.ts), and the stored bytes in the coding the client accepts, with their
+//   headers (api/response-cache.ts).
+// Every header that does not depend on the request is gathered once, below, not per hit.
 // Anything else goes to Koa untouched: a miss, another path or method, a request carrying our Via
 // (a fetch loop, refused there), and a hit the rate limit refuses, handed over with its decision
 // so that the 429 comes from the one error path and is not counted twice.
@@ -14,11 +16,13 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { carriesOurVia } from '../fetch/policy.js';
 import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
 import { clientIp } from './client-ip.js';
-import { CORS_HEADERS } from './cors.js';
+import { codedBody, preferredCoding, type CodedBodies, type Coding } from './content-coding.js';
+import { CORS_HEADERS, NOSNIFF } from './cors.js';
 import { METADATA_CACHE_CONTROL } from './handlers.js';
 import { handOverCounted, rateLimitHeaders } from './rate-limit.js';
 import { newRequestId, type RequestLogger } from './request-log.js';
 import { CACHED_PATH, JSON_TYPE, type ResponseCache } from './response-cache.js';
+import { HIT_SERVER_TIMING } from './server-timing.js';
 
 export interface FastPathDeps {
   responses: ResponseCache;
@@ -26,22 +30,43 @@ export interface FastPathDeps {
   limiter: RateLimitStore | null;
   trustProxy: boolean;
   logRequest: RequestLogger;
+  /** Counts the hit (the cache counter of /metrics). */
+  onHit: () => void;
 }
 
 const CACHED_PREFIX = `${CACHED_PATH}?`;
 
-export function withFastPath({ responses, limiter, trustProxy, logRequest }: FastPathDeps, full: RequestListener): RequestListener {
-  function answer(req: IncomingMessage, res: ServerResponse, body: Buffer, started: number, ip: string, decision: RateDecision | null): void {
+/** The headers of a hit that depend only on the coding of the body sent. */
+const HIT_HEADERS: Record<Coding, Readonly<Record<string, string>>> = {
+  identity: hitHeaders(null),
+  gzip: hitHeaders('gzip'),
+  br: hitHeaders('br'),
+};
+
+function hitHeaders(coding: Coding | null): Record<string, string> {
+  return {
+    ...CORS_HEADERS,
+    ...NOSNIFF,
+    'Content-Type': JSON_TYPE,
+    'Cache-Control': METADATA_CACHE_CONTROL,
+    'Server-Timing': HIT_SERVER_TIMING,
+    Vary: 'Accept-Encoding',
+    ...(coding ? { 'Content-Encoding': coding } : {}),
+  };
+}
+
+export function withFastPath({ responses, limiter, trustProxy, logRequest, onHit }: FastPathDeps, full: RequestListener): RequestListener {
+  function answer(req: IncomingMessage, res: ServerResponse, bodies: CodedBodies, started: number, ip: string, decision: RateDecision | null): void {
     const reqId = newRequestId();
+    const { body, coding } = codedBody(bodies, preferredCoding(req.headers['accept-encoding']));
     res.writeHead(200, {
       'X-Request-Id': reqId,
-      ...CORS_HEADERS,
+      ...HIT_HEADERS[coding],
       ...(decision !== null ? rateLimitHeaders(decision) : {}),
-      'Content-Type': JSON_TYPE,
-      'Cache-Control': METADATA_CACHE_CONTROL,
       'Content-Length': body.length,
     });
     res.end(body); // HEAD: Node sends the headers and drops the body
+    onHit();
     logRequest({ reqId, method: req.method!, url: req.url!, path: CACHED_PATH, status: 200, started, ip });
   }
 

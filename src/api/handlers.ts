@@ -13,6 +13,12 @@ import { parseTarget } from '../fetch/target.js';
 import type { MetadataService } from '../metadata/service-types.js';
 import { clientIp } from './client-ip.js';
 import { OPENAPI_PATH, type Operations } from './router.js';
+import { ServerTiming } from './server-timing.js';
+import { StaticAsset } from '../assets/static-asset.js';
+
+function assetNotFound(_c: ApiContext, ctx: Context): never {
+  throw new NotFound(ctx.path);
+}
 
 /** SPEC.md "GET /v1/metadata": a successful response may be cached for 12 hours. */
 export const METADATA_CACHE_CONTROL = 'public, max-age=43200';
@@ -35,16 +41,21 @@ export interface HandlerDeps {
 
 export function createHandlers({ config, metadata, proxy, health, metrics }: HandlerDeps): Operations {
   const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks };
-  const openapiText = readFileSync(OPENAPI_PATH, 'utf8');
+  const openapiDocument = new StaticAsset(readFileSync(OPENAPI_PATH), { type: 'application/yaml; charset=utf-8', cacheControl: 'public, max-age=3600' });
 
   return {
     async getMetadata(c: ApiContext, ctx: Context) {
       const query = c.request.query as unknown as Required<NonNullable<GetMetadataData['query']>>;
       const target = parseTarget(query.url, targetOptions);
       // allow_fallback is reserved and has no effect (SPEC.md).
-      const result = await metadata.get(target, query.prefer ?? 'og', requestingClient(ctx));
-      ctx.set('Cache-Control', METADATA_CACHE_CONTROL);
-      ctx.body = result;
+      const timing = new ServerTiming();
+      try {
+        ctx.body = await metadata.get(target, query.prefer ?? 'og', requestingClient(ctx), timing);
+        ctx.set('Cache-Control', METADATA_CACHE_CONTROL);
+      } finally {
+        // A 422 tells how long its failed fetch took, too.
+        ctx.set('Server-Timing', timing.header());
+      }
     },
 
     async proxyImage(c: ApiContext, ctx: Context) {
@@ -53,13 +64,12 @@ export function createHandlers({ config, metadata, proxy, health, metrics }: Han
       await proxy(ctx, target, requestingClient(ctx));
     },
 
-    // Both are served by the asset routes in front of the router (src/assets/routes.ts).
-    getComponent(_c: ApiContext, ctx: Context) {
-      throw new NotFound(ctx.path);
-    },
-    getShowcase(_c: ApiContext, ctx: Context) {
-      throw new NotFound(ctx.path);
-    },
+    // Served by the asset routes in front of the router (src/assets/routes.ts); what reaches
+    // here is a file they do not have.
+    getComponent: assetNotFound,
+    getShowcase: assetNotFound,
+    getDocs: assetNotFound,
+    getDocsFile: assetNotFound,
 
     getHealth(_c: ApiContext, ctx: Context) {
       const report = health.report();
@@ -69,15 +79,15 @@ export function createHandlers({ config, metadata, proxy, health, metrics }: Han
     },
 
     async getMetrics(_c: ApiContext, ctx: Context) {
+      // With METRICS_PORT, metrics are served only on that listener (src/metrics-server.ts).
+      if (config.metricsPort !== null) throw new NotFound(ctx.path);
       ctx.set('Cache-Control', 'no-store');
       ctx.type = metrics.registry.contentType;
       ctx.body = await metrics.registry.metrics();
     },
 
     getOpenApiDocument(_c: ApiContext, ctx: Context) {
-      ctx.type = 'application/yaml; charset=utf-8';
-      ctx.set('Cache-Control', 'public, max-age=3600');
-      ctx.body = openapiText;
+      return openapiDocument.send(ctx);
     },
   };
 }

@@ -1,17 +1,23 @@
-// One log line per request with a request id (issue 2), and the id echoed to the caller so a
-// support question can be matched to the line.
+// One log line per request with a request id, and the id echoed to the caller so a support
+// question can be matched to the line. A streamed answer (a proxied image) is logged when it has
+// ended, not when its headers left: one cut after its headers (size cap, upstream failure, client
+// gone) is logged and counted with status "cut", never as the 200 its headers said.
 
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
+import { describeError } from '../errors.js';
 
 /** Query strings can be as long as MAX_URL_LENGTH and more; the log keeps a bounded prefix. */
 const LOGGED_URL_MAX = 512;
 
 /** Paths with a route label of their own; everything else is "other" (bounded label values). */
-const ROUTES: ReadonlySet<string> = new Set(['/v1/metadata', '/v1/cors-proxy', '/component.js', '/', '/openapi.yaml', '/healthz', '/metrics']);
+const ROUTES: ReadonlySet<string> = new Set(['/v1/metadata', '/v1/cors-proxy', '/component.js', '/', '/openapi.yaml', '/docs', '/healthz', '/metrics']);
 
-export type RequestObserver = (route: string, status: number, seconds: number) => void;
+/** The status sent, or "cut": the headers left but the body did not arrive whole. */
+export type LoggedStatus = number | 'cut';
+
+export type RequestObserver = (route: string, status: LoggedStatus, seconds: number) => void;
 
 export interface RequestRecord {
   reqId: string;
@@ -20,7 +26,7 @@ export interface RequestRecord {
   url: string;
   /** The path alone, for the route label. */
   path: string;
-  status: number;
+  status: LoggedStatus;
   /** performance.now() when the request arrived. */
   started: number;
   ip?: string;
@@ -37,7 +43,7 @@ export function requestLogger(logger: Logger, observe: RequestObserver = () => {
     const ms = Math.round((performance.now() - started) * 10) / 10;
     const line = { reqId, method, url: url.slice(0, LOGGED_URL_MAX), status, ms, ip, reason };
     observe(ROUTES.has(path) ? path : 'other', status, ms / 1000);
-    if (status >= 500) logger.warn(line, 'request');
+    if (status === 'cut' || status >= 500) logger.warn(line, 'request');
     else logger.info(line, 'request');
   };
 }
@@ -48,19 +54,30 @@ export function requestLog(logRequest: RequestLogger) {
     const reqId = newRequestId();
     ctx.state.reqId = reqId;
     ctx.set('X-Request-Id', reqId);
-    try {
-      await next();
-    } finally {
+    const log = (status: LoggedStatus, reason?: string) =>
       logRequest({
         reqId,
         method: ctx.method,
         url: ctx.originalUrl,
         path: ctx.path,
-        status: ctx.status,
+        status,
         started,
         ip: ctx.state.clientIp as string | undefined,
-        reason: ctx.state.errorReason as string | undefined,
+        reason: reason ?? (ctx.state.errorReason as string | undefined),
       });
+    try {
+      await next();
+    } catch (err) {
+      log(ctx.status);
+      throw err;
     }
+    const body = ctx.body as { pipe?: unknown; once?: (event: string, fn: (err: unknown) => void) => void } | null;
+    if (ctx.method === 'HEAD' || typeof body?.pipe !== 'function' || typeof body.once !== 'function') return log(ctx.status);
+    // Koa pipes the stream after this middleware returns: the outcome is known when the response closes.
+    let failure: string | undefined;
+    body.once('error', (err) => (failure = describeError(err)));
+    const res = ctx.res;
+    if (res.closed) return log(res.writableFinished ? ctx.status : 'cut', 'client gone');
+    res.once('close', () => log(res.writableFinished ? ctx.status : 'cut', res.writableFinished ? undefined : (failure ?? 'client gone')));
   };
 }

@@ -10,6 +10,7 @@
 import type { Context, Next } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
+import { codedBody, lazyBodies, preferredCoding, type CodedBodies } from './content-coding.js';
 
 export const CACHED_PATH = '/v1/metadata';
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -43,7 +44,7 @@ export interface ResponseCache {
   (ctx: Context, next: Next): Promise<void>;
   readonly [RESPONSE_CACHE]: true;
   /** The stored answer for exactly this request target (path and query), if any and not expired. */
-  get(requestTarget: string): Buffer | undefined;
+  get(requestTarget: string): CodedBodies | undefined;
   /** Entries held now (tests and metrics). */
   readonly size: number;
   /** Bytes held now, as counted against maxBytes. */
@@ -52,10 +53,12 @@ export interface ResponseCache {
 }
 
 export function responseCache(options: ResponseCacheOptions): ResponseCache {
-  const cache = new LRUCache<string, Buffer>({
+  const cache = new LRUCache<string, CodedBodies>({
     max: options.maxEntries,
     maxSize: options.maxBytes,
-    sizeCalculation: (body, key) => Math.max(1, body.length + Buffer.byteLength(key)),
+    // Counted when stored, before any compressed form exists: room for them is reserved as much
+    // again as the JSON (gzip and brotli of a metadata answer each take a third of it or less).
+    sizeCalculation: (bodies, key) => Math.max(1, 2 * bodies.identity.length + Buffer.byteLength(key)),
     ttl: options.ttlMs,
     // An expired answer is never served: the next request takes the full path and refreshes it.
     allowStale: false,
@@ -67,14 +70,14 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     if (ctx.status !== 200 || !isJsonObject(ctx.body)) return;
     // Encoded once here and sent as these bytes; Koa would have stringified the same way
     // (JSON.stringify, no spacing), so a hit and the miss before it answer identical bytes.
-    const body = Buffer.from(JSON.stringify(ctx.body));
-    ctx.body = body;
-    ctx.set('Content-Type', JSON_TYPE);
+    // Each compressed form is made once, for the first client that asks for it, and kept.
+    const bodies = lazyBodies(Buffer.from(JSON.stringify(ctx.body)));
+    sendCoded(ctx, bodies);
     // A handler that knows its extraction expires sooner says so (ctx.state.cacheTtlMs, ms left);
     // otherwise the answer lives CACHE_TTL_MS from now, as the extraction stored with it does.
     const left = ctx.state.cacheTtlMs;
     const ttl = typeof left === 'number' && left >= 0 ? Math.min(left, options.ttlMs) : options.ttlMs;
-    if (ttl > 0) cache.set(ctx.originalUrl, body, { ttl });
+    if (ttl > 0) cache.set(ctx.originalUrl, bodies, { ttl });
   };
 
   return Object.defineProperties(middleware, {
@@ -84,6 +87,15 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     bytes: { get: () => cache.calculatedSize },
     clear: { value: () => cache.clear() },
   }) as ResponseCache;
+}
+
+/** Answers with the form of `bodies` the client accepts; caches in between keep one per coding. */
+function sendCoded(ctx: Context, bodies: CodedBodies): void {
+  const { body, coding } = codedBody(bodies, preferredCoding(ctx.get('Accept-Encoding')));
+  ctx.body = body;
+  ctx.set('Content-Type', JSON_TYPE);
+  ctx.vary('Accept-Encoding');
+  if (coding !== 'identity') ctx.set('Content-Encoding', coding);
 }
 
 /** A body Koa would send as JSON: a plain object or array, not a string, Buffer or stream. */

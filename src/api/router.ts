@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Context } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Handler } from 'openapi-backend';
 import addFormatsModule from 'ajv-formats';
-import { NotFound } from '../errors.js';
+import { MethodNotAllowed, NotFound } from '../errors.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import type { TargetOptions } from '../fetch/target.js';
 import { invalid, isMissingUrl, problemsOf } from './validation.js';
@@ -17,6 +17,9 @@ export const OPENAPI_PATH = path.join(PACKAGE_ROOT, 'openapi.yaml');
 type AddFormats = (ajv: unknown, formats: string[]) => unknown;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
 
+/** Every operation of openapi.yaml is a GET. */
+const GET_ONLY = ['GET', 'HEAD'];
+
 export type KoaHandler = (api: ApiContext, ctx: Context) => Promise<void> | void;
 
 export interface Operations {
@@ -26,13 +29,15 @@ export interface Operations {
   getOpenApiDocument: KoaHandler;
   getHealth: KoaHandler;
   getShowcase: KoaHandler;
+  getDocs: KoaHandler;
+  getDocsFile: KoaHandler;
   getMetrics: KoaHandler;
 }
 
 export interface RouterOptions {
   target: TargetOptions;
-  /** Absolute URL of `/v1/metadata?url=<showcase>` for this request (SPEC.md: the 302). */
-  showcaseLocation: (ctx: Context) => string;
+  /** Where a `/v1/metadata` without `url` is sent (the 302's Location): never built from the request. */
+  showcaseLocation: string;
 }
 
 /** How openapi-backend validates: coercion, defaults, every error, `format: uri` (PITFALLS.md). */
@@ -57,7 +62,10 @@ export async function createRouter(operations: Operations, options: RouterOption
   handlers.validationFail = (c: ApiContext, ctx: Context) => {
     const errors = c.validation.errors ?? [];
     if (c.operation.operationId === 'getMetadata' && isMissingUrl(errors)) {
-      ctx.redirect(options.showcaseLocation(ctx));
+      ctx.redirect(options.showcaseLocation);
+      // One answer for every client, but a shared cache must not keep it: a later deploy may
+      // change the showcase or the base URL.
+      ctx.set('Cache-Control', 'no-store');
       // SPEC.md: the 302 has no body (Koa's redirect writes a line of text).
       ctx.body = '';
       ctx.remove('Content-Type');
@@ -69,10 +77,18 @@ export async function createRouter(operations: Operations, options: RouterOption
     throw new NotFound(ctx.path);
   };
   handlers.methodNotAllowed = (_c: ApiContext, ctx: Context) => {
-    throw new NotFound(`${ctx.method} ${ctx.path}`);
+    throw new MethodNotAllowed(ctx.method, ctx.path, allowed.get(ctx.path) ?? GET_ONLY);
   };
   api.register(handlers);
   await api.init();
+  // The methods each documented path answers, for the 405's Allow; HEAD wherever GET is.
+  const allowed = new Map<string, string[]>();
+  for (const op of api.getOperations()) {
+    const methods = allowed.get(op.path) ?? [];
+    methods.push(op.method.toUpperCase());
+    if (op.method === 'get') methods.push('HEAD');
+    allowed.set(op.path, methods);
+  }
   // openapi-backend's router rebuilds its flat list of operations (lodash chains over the whole
   // document) on every request it matches; the document does not change after init, so the list
   // is built once (measured: uncached CPU per page 2.9 → 2.6 ms, the garbage included).

@@ -24,7 +24,7 @@ export function problemsOf(errors: readonly ErrorObject[], query: Record<string,
   for (const e of errors) {
     // Ajv's "must match format uri" says less than our own check of the same string.
     if (e.instancePath === '/query/url' && e.keyword === 'format' && urlProblems.length > 0) continue;
-    problems.push(toProblem(e));
+    problems.push(toProblem(e, query));
   }
   if (!problems.some((p) => p.path[1] === 'url')) problems.push(...urlProblems);
   return problems;
@@ -40,9 +40,12 @@ function targetProblems(url: string, target: TargetOptions): FieldProblem[] {
   }
 }
 
-function toProblem(e: ErrorObject): FieldProblem {
+function toProblem(e: ErrorObject, query: Record<string, unknown>): FieldProblem {
   // instancePath is "/query/prefer"; a missing property is reported on its parent ("/query").
   const path = e.instancePath.split('/').filter(Boolean);
+  // A repeated parameter arrives as an array, which Ajv calls "must be string".
+  const value = path[0] === 'query' && path[1] !== undefined ? query[path[1]] : undefined;
+  if (e.keyword === 'type' && Array.isArray(value)) return { path, message: `must be given once, not ${value.length} times` };
   if (e.keyword === 'required') return { path: [...path, String(e.params.missingProperty)], message: 'is required' };
   if (path[1] === 'url' && e.keyword === 'format') return { path, message: ABSOLUTE_URL };
   if (e.keyword === 'enum') {

@@ -1,8 +1,10 @@
-// GET /component.js and GET / (issue 7). Everything else passes to next().
+// GET /component.js, GET / and GET /docs with its files. Everything else passes to next().
 import type Koa from 'koa';
 import type { Config } from '../config.js';
 import { componentBundle, DEFAULT_BUNDLE_PATH } from './component-bundle.js';
+import { DOCS_CSP, docsAssets } from './docs.js';
 import { SHOWCASE_CSP, showcaseHtml } from './showcase-page.js';
+import { StaticAsset } from './static-asset.js';
 
 /** The bundle may change with each deploy; an hour bounds how long a stale copy lives (openapi.yaml). */
 const BUNDLE_CACHE_CONTROL = 'public, max-age=3600';
@@ -16,9 +18,19 @@ export interface AssetOptions {
 export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Middleware {
   const bundle = componentBundle(options.bundlePath ?? DEFAULT_BUNDLE_PATH);
   const showcase = showcaseHtml(config.showcaseUrl);
+  const docs = docsAssets();
+  let component: StaticAsset | null = null;
 
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+
+    if (ctx.path === '/docs' || ctx.path.startsWith('/docs/')) {
+      const asset = await docs(ctx.path);
+      if (!asset) return next();
+      ctx.set('Content-Security-Policy', DOCS_CSP);
+      asset.send(ctx);
+      return;
+    }
 
     if (ctx.path === '/component.js') {
       const bytes = await bundle.read();
@@ -31,17 +43,14 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
         ctx.body = { code: 503, message: 'component.js is not built; run npm run build:element' };
         return;
       }
-      ctx.set('Cache-Control', BUNDLE_CACHE_CONTROL);
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.type = 'application/javascript; charset=utf-8';
-      ctx.body = bytes;
+      if (component?.bytes !== bytes) component = new StaticAsset(bytes, { type: 'application/javascript; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL });
+      component.send(ctx);
       return;
     }
 
     if (ctx.path === '/') {
       ctx.set('Cache-Control', SHOWCASE_CACHE_CONTROL);
       ctx.set('Content-Security-Policy', SHOWCASE_CSP);
-      ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = showcase;
       return;

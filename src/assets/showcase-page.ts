@@ -1,5 +1,5 @@
 // GET / : the showcase (issue 7): a URL box with <linkpeek-preview> rendering live, the curl
-// and SDK examples, and a link to /openapi.yaml. Examples show the page's own origin, filled
+// and SDK examples, and links to the API reference (/docs) and /openapi.yaml. Examples show the page's own origin, filled
 // in by the browser (the Host header is not trusted into HTML). The one dynamic value, the
 // default URL from config, is HTML-escaped.
 import { createHash } from 'node:crypto';
@@ -95,13 +95,13 @@ export function showcaseHtml(defaultUrl: string): string {
 <pre><code>curl '<span data-origin></span>/v1/metadata?url=<span data-page-query>${encodeURIComponent(defaultUrl).replace(/'/g, '%27')}</span>'</code></pre>
 
 <h2>SDK (TypeScript)</h2>
-<pre><code>import { createClient, getMetadata } from 'linkpeek/client';
+<pre><code>import { createClient, getMetadata } from 'linkpeek-client';
 
 const client = createClient({ baseUrl: '<span data-origin></span>' });
 const { data, error } = await getMetadata({ client, query: { url: '<span data-page>${url}</span>' } });
 if (data) console.log(data.title, data.image.url);</code></pre>
 
-<p>The whole contract: <a href="/openapi.yaml">openapi.yaml</a> (OpenAPI 3.0.0).</p>
+<p>The API reference, with an example request and answer for every endpoint: <a href="/docs">/docs</a>. The whole contract: <a href="/openapi.yaml">openapi.yaml</a> (OpenAPI 3.0.0).</p>
 </main>
 <script type="module">${SCRIPT}</script>
 </body>

@@ -7,6 +7,7 @@ import dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { ipLiteral } from '../ip-literal.js';
 import { BLOCKED_RANGES } from './policy.js';
 
 type Parsed = ipaddr.IPv4 | ipaddr.IPv6;
@@ -15,10 +16,12 @@ const blockedRanges = BLOCKED_RANGES.map(({ cidr, reason }) => ({ cidr, reason, 
 
 /** Why `ip` is refused, or null when it is a public unicast address. Not an IP at all: refused. */
 export function blockedReason(ip: string): string | null {
+  const literal = ipLiteral(ip);
+  if (literal === null) return 'not an IP address';
   let addr: Parsed;
   try {
     // process() turns IPv4-mapped IPv6 (::ffff:7f00:1) into the IPv4 it carries (127.0.0.1).
-    addr = ipaddr.process(stripBrackets(ip));
+    addr = ipaddr.process(literal);
   } catch {
     return 'not an IP address';
   }
@@ -33,17 +36,6 @@ export function blockedReason(ip: string): string | null {
 /** True only for addresses on the public internet (policy.ts BLOCKED_RANGES and ipaddr.js `unicast`). */
 export function isPublicAddress(ip: string): boolean {
   return blockedReason(ip) === null;
-}
-
-/** The IP a URL host names literally (`127.0.0.1`, `[::1]` → `::1`), or null for a DNS name. */
-export function hostLiteral(hostname: string): string | null {
-  const bare = stripBrackets(hostname);
-  // WHATWG URL already normalised every IPv4 spelling (127.1, 0x7f.1, 2130706433) to dotted quad.
-  return ipaddr.isValid(bare) ? bare : null;
-}
-
-function stripBrackets(host: string): string {
-  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
 /** Raised by the guarded lookup; fetcher.ts reports it as FetchFailed('blocked address'). */

@@ -18,7 +18,8 @@ import type { LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { buildConnector } from 'undici';
 import type { Config } from '../config.js';
-import { BlockedAddressError, blockedReason, guardLookup, hostLiteral, isPublicAddress } from './address.js';
+import { ipLiteral } from '../ip-literal.js';
+import { BlockedAddressError, blockedReason, guardLookup, isPublicAddress } from './address.js';
 import { recordConnection } from './timings.js';
 
 export type Connector = buildConnector.connector;
@@ -56,7 +57,7 @@ export function createGuardedConnector(
   const dial: Connector = guard ? guarded(connect, refusal) : connect;
   const resolve = options.resolve;
   return (opts, callback) => {
-    const named = resolve !== undefined && hostLiteral(opts.hostname) === null;
+    const named = resolve !== undefined && ipLiteral(opts.hostname) === null;
     const started = performance.now();
     (named ? resolve(opts.hostname) : Promise.resolve()).then(
       () => {
@@ -75,7 +76,7 @@ export function createGuardedConnector(
 /** The address checks of a connection (1 and 3 above; 2 is inside `connect`'s lookup). */
 function guarded(connect: Connector, refusal: (ip: string) => string | null): Connector {
   return (opts, callback) => {
-    const literal = hostLiteral(opts.hostname);
+    const literal = ipLiteral(opts.hostname);
     const literalWhy = literal === null ? null : refusal(literal);
     if (literal !== null && literalWhy !== null) {
       callback(new BlockedAddressError(opts.hostname, literal, literalWhy), null);

@@ -7,6 +7,7 @@
 import { Readable, type Transform, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
 import { FetchFailed } from '../errors.js';
+import { failures } from './fetch-failure.js';
 import { MAX_CONTENT_CODINGS } from './policy.js';
 
 type Bytes = AsyncIterable<Uint8Array>;
@@ -38,12 +39,12 @@ export function contentCodings(header: string | undefined): string[] {
  * while reading as a zlib error (code Z_DATA_ERROR, ERR_BROTLI...).
  */
 export function decodeBody(body: Bytes, codings: string[]): Bytes {
-  if (codings.length > MAX_CONTENT_CODINGS) throw new FetchFailed('unsupported content-encoding');
+  if (codings.length > MAX_CONTENT_CODINGS) throw new FetchFailed('unsupported content-encoding', { failure: failures.undecodable() });
   let out = body;
   // Codings are listed in the order applied, so they are undone last-first (RFC 9110 8.4).
   for (const coding of [...codings].reverse()) {
     const make = decoders[coding];
-    if (!make) throw new FetchFailed('unsupported content-encoding');
+    if (!make) throw new FetchFailed('unsupported content-encoding', { failure: failures.undecodable() });
     out = through(out, make);
   }
   return out;

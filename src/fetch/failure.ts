@@ -1,11 +1,12 @@
 // Every way an upstream fetch can fail becomes one of three typed errors (STYLE.md 4): FetchTimeout
 // when the deadline passed, Overloaded for our own saturation (the limiter refused, the deadline
 // passed while still waiting for a slot, the resolver is overloaded), FetchFailed for all the rest.
-// FetchFailed has one public message whatever happened (a refused port and a blocked address look
-// the same to the caller: no port scanning through us); `reason` names the cause for logs.
+// A FetchFailed carries the failure the caller is told (fetch-failure.ts: a blocked address reads
+// like any unreachable site, so the API is no port scanner) and, in `reason`, the detail for logs.
 
 import { FetchFailed, FetchTimeout, LinkPeekError, Overloaded } from '../errors.js';
 import { BlockedAddressError } from './address.js';
+import { classifyNetworkError, failures, findInChain } from './fetch-failure.js';
 import type { FetchLifetime } from './lifetime.js';
 
 /** Which part of the exchange failed; prefixes the logged reason. */
@@ -14,7 +15,8 @@ export type FetchStage = 'request' | 'body';
 /** The code the resolver gives a lookup it refused because too many are in flight. */
 export const RESOLVER_OVERLOADED = 'EDNSOVERLOAD';
 
-export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLifetime): LinkPeekError {
+/** `hostname`: the host being fetched, named in the message when its name does not resolve. */
+export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLifetime, hostname: string): LinkPeekError {
   if (lifetime.timedOut && !lifetime.holdsSlot) {
     return new Overloaded(`deadline of ${lifetime.deadlineMs} ms passed while waiting for a fetch slot`, { cause: err });
   }
@@ -24,41 +26,31 @@ export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLif
   if (lifetime.timedOut) {
     const pageFailure = !lifetime.waitedForSlot;
     if (err instanceof FetchTimeout && err.pageFailure === pageFailure) return err;
-    return new FetchTimeout(`deadline of ${lifetime.deadlineMs} ms passed during ${stage}`, { cause: err, pageFailure });
+    return new FetchTimeout(`deadline of ${lifetime.deadlineMs} ms passed during ${stage}`, { cause: err, deadlineMs: lifetime.deadlineMs, pageFailure });
   }
   if (err instanceof LinkPeekError) return err;
   if (hasCode(err, RESOLVER_OVERLOADED)) return new Overloaded('the resolver has too many lookups in flight', { cause: err });
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new FetchTimeout(`${stage}: ${code}`, { cause: err });
+    return new FetchTimeout(`${stage}: ${code}`, { cause: err, deadlineMs: lifetime.deadlineMs });
   }
   if (lifetime.callerAborted) return new FetchFailed('aborted by the caller', { cause: err, pageFailure: false });
   const blocked = findBlocked(err);
-  if (blocked) return new FetchFailed(`blocked address: ${blocked.hostname} → ${blocked.address} (${blocked.why})`, { cause: err });
-  return new FetchFailed(`${stage}: ${describe(err)}`, { cause: err });
+  if (blocked) {
+    const detail = `blocked address: ${blocked.hostname} → ${blocked.address} (${blocked.why})`;
+    return new FetchFailed(detail, { cause: err, failure: failures.unreachable() });
+  }
+  return new FetchFailed(`${stage}: ${describe(err)}`, { cause: err, failure: classifyNetworkError(err, hostname) });
 }
 
 /** The guard's error, wherever undici or net wrapped it (cause chain, AggregateError of Happy Eyeballs). */
 export function findBlocked(err: unknown): BlockedAddressError | null {
-  return findWrapped(err, (e) => (e instanceof BlockedAddressError ? e : null));
+  return findInChain(err, (e) => e instanceof BlockedAddressError) as BlockedAddressError | null;
 }
 
 /** True when `err` or an error it wraps carries `code`. */
 function hasCode(err: unknown, code: string): boolean {
-  return findWrapped(err, (e) => ((e as { code?: unknown }).code === code ? e : null)) !== null;
-}
-
-/** The first error in `err`'s cause chain (and AggregateError members) that `pick` returns. */
-function findWrapped<T>(err: unknown, pick: (e: object) => T | null, depth = 0): T | null {
-  if (depth > 4 || typeof err !== 'object' || err === null) return null;
-  const found = pick(err);
-  if (found !== null) return found;
-  const inner = err instanceof AggregateError ? err.errors : [(err as { cause?: unknown }).cause];
-  for (const e of inner) {
-    const deeper = findWrapped(e, pick, depth + 1);
-    if (deeper !== null) return deeper;
-  }
-  return null;
+  return findInChain(err, (e) => e.code === code) !== null;
 }
 
 function describe(err: unknown): string {

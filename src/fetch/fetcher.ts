@@ -14,6 +14,7 @@ import { FetchFailed } from '../errors.js';
 import { chargeOf } from './charge.js';
 import { createGuardedConnector } from './connector.js';
 import { contentCodings, decodeBody } from './decode.js';
+import { failures } from './fetch-failure.js';
 import { findBlocked, toFetchError } from './failure.js';
 import { FetchLifetime } from './lifetime.js';
 import { FetchLimiter } from './limiter.js';
@@ -97,7 +98,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
         const { hostname, address, why } = blocked;
         deps.logger?.warn({ url: url.href, hostname, address, why }, 'upstream address refused');
       }
-      throw toFetchError(err, 'request', lifetime);
+      throw toFetchError(err, 'request', lifetime, url.hostname);
     }
   }
 
@@ -114,7 +115,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       const problem = targetProblem(url, targetOptions);
       if (problem !== null) {
         deps.logger?.warn({ url: url.href, hop, problem }, 'upstream target refused');
-        throw new FetchFailed(`${hop === 0 ? 'target' : 'redirect target'} refused: ${problem}`);
+        throw new FetchFailed(`${hop === 0 ? 'target' : 'redirect target'} refused: ${problem}`, { failure: refusedTarget(problem) });
       }
       visited.add(withoutHash(url));
       const response = await timings.claim(() =>
@@ -125,12 +126,12 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       // The redirect's own body is not ours to read; drain a little so the connection is reused.
       await response.body.dump({ limit: REDIRECT_BODY_DRAIN }).catch(() => {});
       const location = headerValue(response.headers['location']);
-      if (location === undefined) throw new FetchFailed(`${response.statusCode} without Location`);
+      if (location === undefined) throw new FetchFailed(`${response.statusCode} without Location`, { failure: failures.badRedirect() });
       // A relative Location is resolved against the URL that answered (RFC 9110 10.2.2).
       const next = URL.parse(location, url);
-      if (!next) throw new FetchFailed(`${response.statusCode} with an invalid Location`);
-      if (visited.has(withoutHash(next))) throw new FetchFailed(`redirect loop at ${next.href}`);
-      if (hop + 1 > config.maxRedirects) throw new FetchFailed(`more than ${config.maxRedirects} redirects`);
+      if (!next) throw new FetchFailed(`${response.statusCode} with an invalid Location`, { failure: failures.badRedirect() });
+      if (visited.has(withoutHash(next))) throw new FetchFailed(`redirect loop at ${next.href}`, { failure: failures.redirectLoop() });
+      if (hop + 1 > config.maxRedirects) throw new FetchFailed(`more than ${config.maxRedirects} redirects`, { failure: failures.tooManyRedirects(config.maxRedirects) });
       url = next;
     }
   }
@@ -177,7 +178,7 @@ function readable(url: URL, response: UndiciResponse, maxBytes: number, lifetime
       }
       complete = !truncated;
     } catch (err) {
-      throw toFetchError(err, 'body', lifetime);
+      throw toFetchError(err, 'body', lifetime, url.hostname);
     } finally {
       // Read to the end: the connection goes back to the pool. Otherwise (cap, caller stopped
       // reading, error): abort, which closes the HTTP/1.1 connection or resets the HTTP/2 stream.
@@ -232,6 +233,15 @@ function flattenHeaders(raw: UndiciResponse['headers']): Record<string, string> 
     out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
+}
+
+/**
+ * A hop refused by the URL policy: one that names a private or local host reads like any site
+ * that cannot be reached (the API never tells private from public); a scheme, credentials or a
+ * blocked port is a redirect that cannot be followed.
+ */
+function refusedTarget(problem: string) {
+  return /private|localhost/.test(problem) ? failures.unreachable() : failures.badRedirect();
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -21,7 +21,7 @@ export class FetchLifetime {
   ) {
     this.timer = setTimeout(() => {
       this.timedOut = true;
-      this.end(new FetchTimeout(`deadline of ${deadlineMs} ms passed`));
+      this.end(new FetchTimeout(`deadline of ${deadlineMs} ms passed`, { deadlineMs }));
     }, deadlineMs);
     // A forgotten response must not keep the process alive; the deadline still frees its slot.
     this.timer.unref();

@@ -10,7 +10,7 @@ import dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { LRUCache } from 'lru-cache';
-import { hostLiteral } from './address.js';
+import { ipLiteral } from '../ip-literal.js';
 import { LOCALHOST_NAMES, LOCALHOST_SUFFIX } from './policy.js';
 import { DnsWindow } from './dns-window.js';
 
@@ -79,7 +79,7 @@ export class DnsResolver {
   /** The addresses of `hostname` (IPv4 first), or a DnsError. */
   resolve(hostname: string): Promise<LookupAddress[]> {
     const name = hostname.toLowerCase().replace(/\.$/, '');
-    const literal = hostLiteral(name);
+    const literal = ipLiteral(name);
     if (literal !== null) return Promise.resolve([{ address: literal, family: literal.includes(':') ? 6 : 4 }]);
     // RFC 6761 6.3: localhost is this machine whatever a nameserver says (the guard refuses it
     // unless private networks are allowed); c-ares does not read /etc/hosts.

@@ -1,9 +1,10 @@
-// What a URL alone decides (issue 4, "Hostile inputs"): checked when the caller's `url` is parsed
+// What a URL alone decides: checked when the caller's `url` is parsed
 // (a 400 before any socket opens) and again at every redirect hop (STYLE.md 6). What needs DNS or
 // a connection is the lookup guard's job (address.ts).
 
 import { InvalidInput } from '../errors.js';
-import { hostLiteral, isPublicAddress } from './address.js';
+import { ipLiteral } from '../ip-literal.js';
+import { isPublicAddress } from './address.js';
 import { ALLOWED_SCHEMES, BLOCKED_PORTS, LOCALHOST_NAMES, LOCALHOST_SUFFIX, MAX_URL_LENGTH } from './policy.js';
 
 export interface TargetOptions {
@@ -14,6 +15,9 @@ export interface TargetOptions {
 }
 
 const URL_PATH = ['query', 'url'];
+
+/** What a self-hoster needs to know when a local page is refused (README "Settings"). */
+const SELF_HOSTING_HINT = '; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true';
 
 // C0 controls and DEL. WHATWG URL silently drops CR, LF and tab ("a.com\r\n/x" parses as
 // "a.com/x"), so they are refused on the raw string: a URL that needed them is a header-injection
@@ -52,13 +56,13 @@ export function targetProblem(url: URL, opts: TargetOptions): string | null {
   // WHATWG URL has already normalised every IPv4 spelling (127.1, 0177.0.0.1, 0x7f.1, 2130706433,
   // 0, fullwidth digits) to a dotted quad, and IPv6 to its compressed form. undici skips the DNS
   // lookup for literals, so this is the only place they are checked.
-  const literal = hostLiteral(url.hostname);
+  const literal = ipLiteral(url.hostname);
   if (literal !== null) {
     const isPublic = opts.isPublic ?? isPublicAddress;
-    return isPublic(literal) ? null : 'must not point to a private, loopback or reserved address';
+    return isPublic(literal) ? null : `must not point to a private, loopback or reserved address${SELF_HOSTING_HINT}`;
   }
   const name = url.hostname.replace(/\.+$/, ''); // "localhost." is localhost
-  if (LOCALHOST_NAMES.includes(name) || name.endsWith(LOCALHOST_SUFFIX)) return 'must not point to localhost';
+  if (LOCALHOST_NAMES.includes(name) || name.endsWith(LOCALHOST_SUFFIX)) return `must not point to localhost${SELF_HOSTING_HINT}`;
   return null;
 }
 

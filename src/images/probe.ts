@@ -1,12 +1,13 @@
-// The image probe (issue 6): what an image URL's first bytes and response headers say, for the
+// The image probe: what an image URL's first bytes and response headers say, for the
 // preview image and the favicon. It reads a header's worth of bytes, never the image: a Range
 // request for the first PROBE_BYTES, and when the server ignores Range (200), the same cap on the
 // stream, closed as soon as the bytes name the image. Goes through safeFetch, so the SSRF guard,
 // the redirect checks and the deadline are those of every other upstream fetch.
 
 import { FetchTimeout } from '../errors.js';
+import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
-import { normalizeMimeType } from '../metadata/normalize.js';
+import { mediaTypeEssence } from '../media-type.js';
 import { isJpeg, jpegFrameReadiness } from './jpeg-frame.js';
 import { sniffImage, type SniffedImage } from './sniff.js';
 
@@ -120,42 +121,38 @@ function startsAtZero(contentRange: string | undefined): boolean {
 }
 
 /**
- * Reads until image-size names the image, the cap (PROBE_BYTES, enforced by safeFetch's maxBytes)
- * or the end. Stopping early closes the upstream, so an ignored Range costs one header, not the file.
+ * Reads until image-size names the image, the cap (PROBE_BYTES, also safeFetch's maxBytes) or the
+ * end. Stopping early closes the upstream, so an ignored Range costs one header, not the file.
  * image-size is asked only when an answer is possible and never twice on nearly the same bytes:
  * a JPEG once its frame header is in hand (jpeg-frame.ts), any other format at the first chunk
  * and then each time the bytes have doubled, and at the end: at most about twice the work of one
  * call on all the bytes, whatever the chunking.
  */
 async function readUntilSniffed(res: SafeFetchResponse): Promise<Sniffing> {
-  const body = res.body[Symbol.asyncIterator]();
-  const chunks: Uint8Array[] = [];
-  let head: Uint8Array = new Uint8Array(0);
-  let triedAt = 0;
-  for (;;) {
-    const next = await body.next();
-    if (next.done) break;
-    chunks.push(next.value);
-    head = chunks.length === 1 ? next.value : Buffer.concat(chunks);
-    if (isJpeg(head)) {
-      const readiness = jpegFrameReadiness(head);
-      if (readiness === 'more') continue;
+  // verdict undefined: the bytes so far cannot tell yet; null: they never will.
+  const sniff: { triedAt: number; verdict: SniffedImage | null | undefined } = { triedAt: 0, verdict: undefined };
+  const { head, rest } = await readPrefix(res.body, PROBE_BYTES, (bytes) => {
+    if (isJpeg(bytes)) {
+      const readiness = jpegFrameReadiness(bytes);
+      if (readiness === 'more') return false;
       // Ready: image-size's one try. Never: more bytes cannot help.
-      return { head, sniffed: readiness === 'ready' ? sniffPrefix(head) : null, rest: body };
+      sniff.verdict = readiness === 'ready' ? sniffPrefix(bytes) : null;
+      return true;
     }
-    if (head.length < 2 * triedAt) continue;
-    triedAt = head.length;
-    const sniffed = sniffPrefix(head);
-    if (sniffed) return { head, sniffed, rest: body };
-  }
-  const last = head.length > triedAt && !isJpeg(head) ? sniffPrefix(head) : null;
+    if (bytes.length < 2 * sniff.triedAt) return false;
+    sniff.triedAt = bytes.length;
+    sniff.verdict = sniffPrefix(bytes) ?? undefined;
+    return sniff.verdict !== undefined;
+  });
+  if (sniff.verdict !== undefined) return { head, sniffed: sniff.verdict, rest };
+  const last = head.length > sniff.triedAt && !isJpeg(head) ? sniffPrefix(head) : null;
   return { head, sniffed: last, rest: null };
 }
 
 interface Sniffing {
   head: Uint8Array;
   sniffed: SniffedImage | null;
-  /** The unread body, when reading stopped before its end. */
+  /** The unread body, when reading stopped before its end because the bytes had told. */
   rest: AsyncIterator<Uint8Array> | null;
 }
 
@@ -190,7 +187,7 @@ export function sniffPrefix(head: Uint8Array): SniffedImage | null {
 }
 
 /**
- * SPEC.md ImageMetadata.cors_safe: true only for `Access-Control-Allow-Origin: *`. A named origin
+ * docs/SPEC.md ImageMetadata.cors_safe: true only for `Access-Control-Allow-Origin: *`. A named origin
  * is false: the element runs on arbitrary origins, and the origin the server named is not theirs
  * (the Fetch Standard's CORS check compares it byte for byte with the requesting origin). Absent,
  * `null`, or several values (browsers refuse a list) are false too.
@@ -210,7 +207,7 @@ function failure(err: unknown, signal: AbortSignal | undefined): ProbeResult {
 
 /** An image/* Content-Type, essence only; anything else (octet-stream, text/html) → null. */
 function imageContentType(raw: string | undefined): string | null {
-  const essence = normalizeMimeType(raw);
+  const essence = mediaTypeEssence(raw);
   return essence !== null && essence.startsWith('image/') ? essence : null;
 }
 

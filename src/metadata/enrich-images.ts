@@ -1,4 +1,4 @@
-// Image and favicon probes as an enrichment step (issue 6). Every distinct URL among the og
+// Image and favicon probes as an enrichment step. Every distinct URL among the og
 // variant's image, the twitter variant's image and the favicon is probed once, in parallel,
 // within the enrichment budget; each result is applied to every slot with that URL, in both
 // variants. The probe only adds: tags win (DESIGN.md "image.size comes only from og:image:size").
@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { SafeFetch } from '../fetch/types.js';
 import { probeImage, type ProbeOutcome, type ProbeResult } from '../images/probe.js';
 import { baseUrlOf, defaultFavicon } from './extract.js';
-import { normalizeUrl } from './normalize.js';
+import { normalizeMimeType, normalizeUrl } from './normalize.js';
 import { FAVICON_TIERS, indexTags } from './rules.js';
 import type { Enricher, EnrichmentInput } from './service.js';
 
@@ -63,7 +63,7 @@ export function imageEnricher({ safeFetch, config, onProbe }: ImageEnricherDeps)
  * - not_image: cors_safe false (a browser gets no image there). The guessed /favicon.ico is
  *   dropped (url null): it is our guess, proven dead, and a dead link is worse than none
  *   (openapi.yaml: favicon.url is nullable). A URL the page declared stays: it is page data.
- * - failed, timeout: nothing changes, cors_safe stays absent (SPEC.md: "absent means direct
+ * - failed, timeout: nothing changes, cors_safe stays absent (docs/SPEC.md: "absent means direct
  *   browser access may be blocked"; we do not know).
  */
 function apply(result: ProbeResult, { image, guessed }: Slot): void {
@@ -81,7 +81,8 @@ function apply(result: ProbeResult, { image, guessed }: Slot): void {
     return;
   }
   if (result.outcome !== 'image') return; // failed, timeout
-  image.type ??= result.type;
+  // A type from the response's label is bounded like one from the page's tags.
+  image.type ??= normalizeMimeType(result.type);
   fillDimensions(image, result.width, result.height);
   image.cors_safe = result.corsSafe;
 }

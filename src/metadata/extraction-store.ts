@@ -5,12 +5,13 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Metadata } from '../../generated/types.gen.js';
+import type { FetchFailure } from '../fetch/fetch-failure.js';
 import type { Failover } from '../store/failover.js';
 
 /** One cached answer for a target URL: both preferences, or the failure to repeat for a while. */
 export type Extraction =
   | { ok: true; og: Metadata; twitter: Metadata }
-  | { ok: false; code: 'FETCH_FAILED' | 'FETCH_TIMEOUT'; reason: string };
+  | { ok: false; code: 'FETCH_FAILED' | 'FETCH_TIMEOUT'; reason: string; failure?: FetchFailure };
 
 export interface ExtractionStore {
   get(key: string): Promise<Extraction | undefined>;
@@ -64,34 +65,42 @@ export class MemoryExtractionStore implements ExtractionStore {
   async release(): Promise<void> {}
 }
 
-// The number in the prefix names what an entry may hold; it changes with that, so an entry written
-// under older rules (a `url` that kept the requester's fragment) is never served.
-const PREFIX = 'lp:x2:';
-const CLAIM_PREFIX = 'lp:claim:';
 
 export class RedisExtractionStore implements ExtractionStore {
   readonly kind = 'redis';
-  constructor(private readonly redis: Redis) {}
+  private readonly prefix: string;
+  private readonly claimPrefix: string;
+
+  /** `keyPrefix` (REDIS_KEY_PREFIX) keeps deployments that share one Redis apart. */
+  constructor(
+    private readonly redis: Redis,
+    keyPrefix: string,
+  ) {
+    // The number names what an entry may hold; it changes with that, so an entry written under
+    // older rules (a `url` that kept the requester's fragment) is never served.
+    this.prefix = `${keyPrefix}x2:`;
+    this.claimPrefix = `${keyPrefix}claim:`;
+  }
 
   async get(key: string): Promise<Extraction | undefined> {
-    const raw = await this.redis.get(PREFIX + key);
+    const raw = await this.redis.get(this.prefix + key);
     return raw === null ? undefined : (JSON.parse(raw) as Extraction);
   }
 
   async set(key: string, value: Extraction, ttlMs: number): Promise<void> {
-    if (ttlMs > 0) await this.redis.set(PREFIX + key, JSON.stringify(value), 'PX', ttlMs);
+    if (ttlMs > 0) await this.redis.set(this.prefix + key, JSON.stringify(value), 'PX', ttlMs);
   }
 
   async claim(key: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(CLAIM_PREFIX + key, '1', 'PX', ttlMs, 'NX')) === 'OK';
+    return (await this.redis.set(this.claimPrefix + key, '1', 'PX', ttlMs, 'NX')) === 'OK';
   }
 
   async claimed(key: string): Promise<boolean> {
-    return (await this.redis.exists(CLAIM_PREFIX + key)) === 1;
+    return (await this.redis.exists(this.claimPrefix + key)) === 1;
   }
 
   async release(key: string): Promise<void> {
-    await this.redis.del(CLAIM_PREFIX + key);
+    await this.redis.del(this.claimPrefix + key);
   }
 }
 

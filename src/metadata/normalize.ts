@@ -1,6 +1,8 @@
 // One clean-up step per kind of field (STYLE.md 2): rules hand over raw strings, these make them
 // trimmed, bounded and absolute, or null. A value that cannot be cleaned is null, which lets the
-// rules table fall through to the next source (issue 3: "a javascript: og:url falls through").
+// rules table fall through to the next source (a `javascript:` og:url gives way to the next one).
+
+import { mediaTypeEssence } from '../media-type.js';
 
 /**
  * Length bounds, in code points (URLs in UTF-16 units of the serialized href). Far above real
@@ -12,6 +14,8 @@ export const FIELD_LIMITS = {
   description: 2000,
   /** og:type / twitter:card values are single words ("article", "summary_large_image"). */
   type: 100,
+  /** An image's or icon's MIME type ("image/svg+xml"); registered types are far shorter. */
+  mimeType: 100,
   /** A longer URL is dropped rather than cut (a cut URL points elsewhere); matches the request limit. */
   url: 4096,
   /** Values of the raw og / twitter maps (kept raw, only cut). */
@@ -79,11 +83,10 @@ export function normalizeNumber(raw: string | null | undefined): number | null {
   return Number.isFinite(value) && value <= Number.MAX_SAFE_INTEGER ? value : null;
 }
 
-/** A MIME type "type/subtype", lower-cased, parameters dropped; anything else → null. */
+/** A MIME type "type/subtype" (media-type.ts), lower-cased, parameters dropped; anything else → null. */
 export function normalizeMimeType(raw: string | null | undefined): string | null {
-  if (raw === null || raw === undefined) return null;
-  const essence = raw.split(';')[0]!.trim().toLowerCase();
-  return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(essence) && essence.length <= 100 ? essence : null;
+  const essence = mediaTypeEssence(raw);
+  return essence !== null && essence.length <= FIELD_LIMITS.mimeType ? essence : null;
 }
 
 /** `sizes="32x32 16x16"` → the first width × height; "any" or garbage → nulls. */

@@ -4,11 +4,25 @@ import type { Metadata } from '../../generated/types.gen.js';
 
 export type Prefer = 'og' | 'twitter';
 
+/** How a request's answer came about: from the cache, fetched for it, or shared with a fetch in flight. */
+export type CacheOutcome = 'hit' | 'miss' | 'shared';
+
+/** The steps of an uncached answer that Server-Timing reports, in the order they happen. */
+export type TimingStep = 'dns' | 'connect' | 'fetch' | 'scan' | 'enrich';
+
+/** Filled in by the service as it answers one request (api/server-timing.ts makes the header). */
+export interface RequestTiming {
+  cache: CacheOutcome;
+  /** Adds a step's duration in milliseconds; null (not measured) adds nothing. */
+  step(name: TimingStep, ms: number | null | undefined): void;
+}
+
 export interface MetadataService {
   /**
    * Metadata of the page at `target`, fetched on behalf of the client at IP `client` (its fair
-   * share of fetch slots); throws FetchFailed / FetchTimeout / Overloaded.
+   * share of fetch slots); throws FetchFailed / FetchTimeout / Overloaded. `timing` hears the
+   * cache outcome and, when this request fetched, how long each step took.
    */
-  get(target: URL, prefer: Prefer, client?: string): Promise<Metadata>;
+  get(target: URL, prefer: Prefer, client?: string, timing?: RequestTiming): Promise<Metadata>;
   close(): Promise<void>;
 }

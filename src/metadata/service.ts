@@ -7,11 +7,13 @@ import type { RawTags } from '../../wasm-parser/types.js';
 import { scanHead } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
 import { FetchFailed, FetchTimeout } from '../errors.js';
-import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
+import { failures } from '../fetch/fetch-failure.js';
+import { readPrefix } from '../fetch/read-prefix.js';
+import type { SafeFetch } from '../fetch/types.js';
 import { SNIFF_BYTES, sniffImage } from '../images/sniff.js';
 import { emptyMetadata, extractBoth } from './extract.js';
 import type { Extraction, ExtractionStore } from './extraction-store.js';
-import type { MetadataService, Prefer } from './service-types.js';
+import type { CacheOutcome, MetadataService, Prefer, RequestTiming } from './service-types.js';
 
 /** What an enricher sees and may fill in: both variants of one page, before they are cached. */
 export interface EnrichmentInput {
@@ -38,7 +40,7 @@ export interface MetadataServiceDeps {
   store: ExtractionStore;
   enrichers?: Enricher[];
   /** Observability hooks (metrics): cache outcome of each request. */
-  onCache?: (outcome: 'hit' | 'miss' | 'coalesced') => void;
+  onCache?: (outcome: CacheOutcome) => void;
   /** Told of an enricher that failed (the extraction is still answered). */
   onEnricherError?: (err: unknown) => void;
   /**
@@ -83,23 +85,33 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
     return undefined;
   }
 
-  async function extract(target: URL, client: string | undefined): Promise<Extraction> {
+  function settle(outcome: CacheOutcome, timing: RequestTiming | undefined): void {
+    deps.onCache?.(outcome);
+    if (timing) timing.cache = outcome;
+  }
+
+  async function extract(target: URL, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
     const key = extractionKey(target);
     if (!(await store.claim(key, claimTtlMs))) {
       const theirs = await awaitOtherInstance(key);
-      if (theirs) return theirs;
+      if (theirs) {
+        if (timing) timing.cache = 'shared';
+        return theirs;
+      }
     }
     try {
-      return await extractHere(target, client);
+      return await extractHere(target, client, timing);
     } finally {
       await store.release(key);
     }
   }
 
-  async function extractHere(target: URL, client: string | undefined): Promise<Extraction> {
+  async function extractHere(target: URL, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
     try {
-      const fresh = await fetchAndExtract(target, client, deps);
+      const fresh = await fetchAndExtract(target, client, deps, timing);
+      const enriching = performance.now();
       const allSettled = await runEnrichers(fresh, deps);
+      timing?.step('enrich', performance.now() - enriching);
       // An enricher that overran the budget must not change what is already cached: then the
       // cache gets a copy. When every enricher has settled, nothing can touch the objects again.
       const value: Extraction = allSettled
@@ -112,7 +124,7 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
       // (Overloaded, a deadline spent waiting for a slot) and the unexpected say nothing about
       // the page (LinkPeekError.pageFailure) and are not cached: the next request tries afresh.
       if (err instanceof FetchFailed && err.pageFailure) {
-        const value: Extraction = { ok: false, code: err instanceof FetchTimeout ? 'FETCH_TIMEOUT' : 'FETCH_FAILED', reason: err.reason };
+        const value: Extraction = { ok: false, code: err instanceof FetchTimeout ? 'FETCH_TIMEOUT' : 'FETCH_FAILED', reason: err.reason, failure: err.failure };
         await store.set(extractionKey(target), value, config.cacheFailureTtlMs);
         return value;
       }
@@ -121,23 +133,25 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
   }
 
   return {
-    async get(target: URL, prefer: Prefer, client?: string): Promise<Metadata> {
+    async get(target: URL, prefer: Prefer, client?: string, timing?: RequestTiming): Promise<Metadata> {
       const key = extractionKey(target);
       let extraction = await store.get(key);
-      if (extraction) deps.onCache?.('hit');
+      if (extraction) settle('hit', timing);
       else {
         let pending = inflight.get(key);
-        if (pending) deps.onCache?.('coalesced');
+        if (pending) settle('shared', timing);
         else {
-          deps.onCache?.('miss');
+          // Before extract() runs: it may find another instance's result and say 'shared'.
+          settle('miss', timing);
           // The fetch is charged to this client; those who join it while in flight share it free.
-          pending = extract(target, client).finally(() => inflight.delete(key));
+          pending = extract(target, client, timing).finally(() => inflight.delete(key));
           inflight.set(key, pending);
         }
         extraction = await pending;
       }
       if (!extraction.ok) {
-        throw extraction.code === 'FETCH_TIMEOUT' ? new FetchTimeout(extraction.reason) : new FetchFailed(extraction.reason);
+        if (extraction.code === 'FETCH_TIMEOUT') throw new FetchTimeout(extraction.reason, { deadlineMs: config.fetchTimeoutMs });
+        throw new FetchFailed(extraction.reason, { failure: extraction.failure ?? failures.unreachable() });
       }
       return extraction[prefer];
     },
@@ -154,11 +168,16 @@ async function fetchAndExtract(
   target: URL,
   client: string | undefined,
   { config, safeFetch, prefetchHost }: MetadataServiceDeps,
+  timing?: RequestTiming,
 ): Promise<EnrichmentInput> {
+  const fetching = performance.now();
   const res = await safeFetch(target, { maxBytes: config.maxPageBytes, client });
+  const scanning = performance.now();
+  timing?.step('dns', res.timings?.dnsMs);
+  timing?.step('connect', res.timings?.connectMs);
+  timing?.step('fetch', scanning - fetching);
   try {
-    if (res.status >= 400) throw new FetchFailed(`upstream status ${res.status}`);
-    if (res.status < 200 || res.status >= 300) throw new FetchFailed(`unexpected upstream status ${res.status}`);
+    if (res.status < 200 || res.status >= 300) throw new FetchFailed(`upstream status ${res.status}`, { failure: failures.httpStatus(res.status) });
     const contentType = res.headers['content-type'] ?? '';
     const finalUrl = res.url;
     const options = { requestedUrl: target };
@@ -166,14 +185,16 @@ async function fetchAndExtract(
     if (isHtml(contentType)) {
       // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.
       const scan = await scanHead(res.body, { contentType, retainChunks: true, onImageUrl: prefetchHost && hostsOf(finalUrl, prefetchHost) });
-      if (scan.bytesConsumed === 0) throw new FetchFailed('empty body');
+      timing?.step('scan', performance.now() - scanning);
+      if (scan.bytesConsumed === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });
       return { target, client, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
     }
 
-    // SPEC.md Metadata rule 2: not HTML, still the normalized object. An image URL describes
+    // docs/SPEC.md Metadata rule 2: not HTML, still the normalized object. An image URL describes
     // itself in `image` (DESIGN.md "Non-HTML targets").
-    const head = await readHead(res, SNIFF_BYTES);
-    if (head.length === 0) throw new FetchFailed('empty body');
+    const { head } = await readPrefix(res.body, SNIFF_BYTES);
+    timing?.step('scan', performance.now() - scanning);
+    if (head.length === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });
     const sniffed = /^image\//i.test(contentType) ? sniffImage(head) : null;
     const make = (): Metadata => {
       const meta = emptyMetadata(finalUrl, options);
@@ -196,18 +217,6 @@ function hostsOf(page: URL, prefetch: (hostname: string) => void): (rawUrl: stri
     seen.add(url.hostname);
     prefetch(url.hostname);
   };
-}
-
-/** The first `limit` bytes of the body (or all of it when shorter). */
-async function readHead(res: SafeFetchResponse, limit: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of res.body) {
-    chunks.push(chunk);
-    length += chunk.length;
-    if (length >= limit) break;
-  }
-  return Buffer.concat(chunks).subarray(0, limit);
 }
 
 /**

@@ -1,4 +1,4 @@
-// The image proxy (issue 5, SPEC.md "GET /v1/cors-proxy"): fetch through safeFetch (same address
+// The image proxy (docs/SPEC.md "GET /v1/cors-proxy"): fetch through safeFetch (same address
 // guard, deadline, redirect policy and concurrency cap as every upstream fetch), decide from the
 // label and the first bytes before any header leaves, then stream without buffering the image.
 //
@@ -11,16 +11,19 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Config } from '../config.js';
 import { FetchFailed, ProxyRejected } from '../errors.js';
+import { failures } from '../fetch/fetch-failure.js';
 import { FORWARDABLE_RESPONSE_HEADERS, PROXY_ACCEPT, PROXY_PEEK_BYTES, PROXY_RESPONSE_HEADERS } from '../fetch/policy.js';
+import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
-import { detectFormat, mediaTypeEssence } from './image-format.js';
+import { mediaTypeEssence } from '../media-type.js';
+import { detectFormat } from './image-format.js';
 
 export interface ProxyDeps {
   safeFetch: SafeFetch;
   config: Pick<Config, 'maxImageBytes'>;
 }
 
-/** Client-facing messages of the 400s (SPEC.md: not an image, empty, unsupported format). */
+/** Client-facing messages of the 400s (docs/SPEC.md: not an image, empty, unsupported format). */
 export const REJECTIONS = {
   notAnImage: 'The URL does not point to an image.',
   empty: 'The image is empty.',
@@ -49,8 +52,8 @@ export async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, cli
   const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal: clientGone(ctx), client });
   let streaming = false;
   try {
-    // Upstream 4xx and 5xx are upstream failures (502), whatever their body says (issue 5).
-    if (upstream.status < 200 || upstream.status > 299) throw new FetchFailed(`upstream status ${upstream.status}`);
+    // Upstream 4xx and 5xx are upstream failures (502), whatever their body says.
+    if (upstream.status < 200 || upstream.status > 299) throw new FetchFailed(`upstream status ${upstream.status}`, { failure: failures.httpStatus(upstream.status) });
     // No Range was sent, so a 206 would be a piece of an image passed off as the whole.
     if (upstream.status === 206) throw new FetchFailed('upstream sent 206 to a request without Range');
 
@@ -59,10 +62,10 @@ export async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, cli
 
     const encoded = upstream.headers['content-encoding'] !== undefined;
     const declared = contentLength(upstream.headers['content-length']);
-    // Refused before reading a byte when the upstream admits the size (issue 5).
+    // Refused before reading a byte when the upstream admits the size.
     if (declared !== null && declared > maxBytes) throw new FetchFailed(`Content-Length ${declared} over MAX_IMAGE_BYTES ${maxBytes}`);
 
-    const { head, rest } = await peek(upstream.body, PROXY_PEEK_BYTES);
+    const { head, rest } = await readPrefix(upstream.body, PROXY_PEEK_BYTES);
     if (head.length === 0) throw new ProxyRejected(REJECTIONS.empty);
     const format = detectFormat(head);
     if (!format) throw new ProxyRejected(REJECTIONS.unsupported);
@@ -98,7 +101,7 @@ export async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, cli
  * response that looks whole. Without Content-Length (chunked) completeness is the final empty
  * chunk, which is only sent when this generator returns.
  */
-function imageStream(head: Buffer, rest: AsyncIterator<Uint8Array>, upstream: SafeFetchResponse, declared: number | null): Readable {
+function imageStream(head: Uint8Array, rest: AsyncIterator<Uint8Array> | null, upstream: SafeFetchResponse, declared: number | null): Readable {
   async function* bytes(): AsyncGenerator<Uint8Array> {
     let sent = 0;
     let held: Uint8Array | null = null;
@@ -130,23 +133,11 @@ function imageStream(head: Buffer, rest: AsyncIterator<Uint8Array>, upstream: Sa
   return stream;
 }
 
-async function nextChunk(it: AsyncIterator<Uint8Array>): Promise<Uint8Array | null> {
+/** The next chunk, or null at the end (`it` null: the body ended while the head was read). */
+async function nextChunk(it: AsyncIterator<Uint8Array> | null): Promise<Uint8Array | null> {
+  if (it === null) return null;
   const next = await it.next();
   return next.done ? null : next.value;
-}
-
-/** Reads until `want` bytes (or the end); returns them and the iterator to go on with. */
-async function peek(body: AsyncIterable<Uint8Array>, want: number): Promise<{ head: Buffer; rest: AsyncIterator<Uint8Array> }> {
-  const rest = body[Symbol.asyncIterator]();
-  const parts: Uint8Array[] = [];
-  let length = 0;
-  while (length < want) {
-    const next = await rest.next();
-    if (next.done) break;
-    parts.push(next.value);
-    length += next.value.length;
-  }
-  return { head: Buffer.concat(parts), rest };
 }
 
 function contentLength(value: string | undefined): number | null {

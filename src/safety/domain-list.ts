@@ -1,9 +1,9 @@
-// Domain lists for the adult and threat providers (issue 6): plain domain-per-line files or
+// Domain lists for the adult and threat providers: plain domain-per-line files or
 // hosts files (`0.0.0.0 evil.example`), `#` comments. A host is listed when it or any parent
 // domain is in the list, so `evil.example` covers `www.evil.example` but not `notevil.example`.
 
 import { domainToASCII } from 'node:url';
-import net from 'node:net';
+import { isIpLiteral } from '../ip-literal.js';
 
 /**
  * Names that hosts files map to themselves for the machine's own sake; they are not verdicts on
@@ -35,7 +35,7 @@ export function normaliseDomain(raw: string): string | null {
   // `*.evil.example` (a wildcard some lists write) means the same as `evil.example` here.
   const trimmed = raw.trim().replace(/\.$/, '').replace(/^\*\./, '');
   // IP literals are not matched by these lists (hosts files only name domains).
-  if (trimmed === '' || net.isIP(trimmed) !== 0) return null;
+  if (trimmed === '' || isIpLiteral(trimmed)) return null;
   // domainToASCII lower-cases, applies IDNA (bücher.example -> xn--bcher-kva.example) and
   // answers '' for what cannot be a host name.
   const ascii = domainToASCII(trimmed);
@@ -54,7 +54,7 @@ export function parseDomainList(text: string): ParsedDomainList {
     if (content === '') continue;
     const fields = content.split(/\s+/);
     // Hosts format: an address, then one or more names. Plain format: one name.
-    const names = fields.length > 1 && net.isIP(fields[0] ?? '') !== 0 ? fields.slice(1) : fields.slice(0, 1);
+    const names = fields.length > 1 && isIpLiteral(fields[0] ?? '') ? fields.slice(1) : fields.slice(0, 1);
     let usable = 0;
     for (const name of names) {
       const domain = normaliseDomain(name);
@@ -71,7 +71,7 @@ export function parseDomainList(text: string): ParsedDomainList {
 export function listedAncestor(domains: ReadonlySet<string>, host: string): string | null {
   let candidate = host.toLowerCase().replace(/\.$/, '');
   // An IP address has no parent domains (1.2.3.4 is not "under" 2.3.4).
-  if (candidate === '' || net.isIP(candidate.replace(/^\[|\]$/g, '')) !== 0) return null;
+  if (candidate === '' || isIpLiteral(candidate)) return null;
   for (;;) {
     if (domains.has(candidate)) return candidate;
     const dot = candidate.indexOf('.');

@@ -1,7 +1,8 @@
-// What every safety provider is (issue 6): a named check of one URL and its head that answers
+// What every safety provider is: a named check of one URL and its head that answers
 // some SafetyTags. The runner (run-providers.ts) calls them in parallel and unites their answers;
 // a provider never decides what happens when another one fails.
 
+import { SafetyTagSchema } from '../../generated/schemas.gen.js';
 import type { SafetyTag } from '../../generated/types.gen.js';
 import type { RawTags } from '../../wasm-parser/types.js';
 
@@ -17,7 +18,7 @@ export interface SafetyProvider {
   readonly name: string;
   /**
    * The tags this provider finds, possibly none. May throw or reject: the runner logs and counts
-   * that and uses nothing from it (SPEC.md: safety_tags are empty "when the safety lookup fails").
+   * that and uses nothing from it (docs/SPEC.md: safety_tags are empty "when the safety lookup fails").
    * Should stop work when `signal` aborts; the runner stops waiting for it then anyway.
    */
   check(input: SafetyInput, signal: AbortSignal): Promise<readonly SafetyTag[]> | readonly SafetyTag[];
@@ -26,7 +27,7 @@ export interface SafetyProvider {
 }
 
 /** The enum order of SafetyTag in openapi.yaml: results are always listed in this order. */
-export const SAFETY_TAG_ORDER: readonly SafetyTag[] = ['adult', 'security_threat', 'suspicious_domain'];
+export const SAFETY_TAG_ORDER: readonly SafetyTag[] = SafetyTagSchema.enum;
 
 /** De-duplicates and sorts tags into the enum order. */
 export function inEnumOrder(tags: Iterable<SafetyTag>): SafetyTag[] {

@@ -35,8 +35,6 @@ export interface RateLimitOptions {
   blockMs: number;
 }
 
-const NAMESPACE = 'lp:rl';
-
 /** The Redis store's decision: the same rules as MemoryRateLimitStore.hit, over async I/O. */
 async function decide(
   id: string,
@@ -127,22 +125,26 @@ export class MemoryRateLimitStore implements RateLimitStore {
 /** Shared store: every instance on one Redis shares one budget per client (DESIGN "Scaling out"). */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly limiter: RedisLimiter;
+  private readonly namespace: string;
 
+  /** `keyPrefix` (REDIS_KEY_PREFIX) keeps deployments that share one Redis apart. */
   constructor(
     private readonly redis: Redis,
     private readonly opts: RateLimitOptions,
+    keyPrefix: string,
   ) {
-    this.limiter = new RedisLimiter({ db: redis, max: opts.max, duration: opts.windowMs, namespace: NAMESPACE });
+    this.namespace = `${keyPrefix}rl`;
+    this.limiter = new RedisLimiter({ db: redis, max: opts.max, duration: opts.windowMs, namespace: this.namespace });
   }
 
   hit(id: string): Promise<RateDecision> {
     return decide(id, this.opts, (id) => this.limiter.get({ id }), {
       get: async (id) => {
-        const until = await this.redis.get(`${NAMESPACE}:block:${id}`);
+        const until = await this.redis.get(`${this.namespace}:block:${id}`);
         return until === null ? null : Number(until);
       },
       set: async (id, until) => {
-        await this.redis.set(`${NAMESPACE}:block:${id}`, String(until), 'PX', Math.max(1, until - Date.now()));
+        await this.redis.set(`${this.namespace}:block:${id}`, String(until), 'PX', Math.max(1, until - Date.now()));
       },
     });
   }

@@ -84,11 +84,14 @@ s('a hit never reaches Koa; the miss before it, other paths and other spellings 
   assert.equal(svc.seenByKoa, [path, path + '&prefer=twitter', '/openapi.yaml']);
 });
 
-s('a hit sends exactly the headers of the miss that stored it, but its own request id, date and remaining budget', async ({ up, svc }) => {
+s('a hit sends exactly the headers of the miss that stored it, but its own request id, date, remaining budget and timing', async ({ up, svc }) => {
   const path = metaPath(up, '/page?k=2');
   const miss = await checkedRequest(svc.base + path, { localAddress: '127.0.0.61' });
   const hit = await checkedRequest(svc.base + path, { localAddress: '127.0.0.61' });
-  assert.equal(without(hit, 'date', 'x-request-id', 'x-ratelimit-remaining'), without(miss, 'date', 'x-request-id', 'x-ratelimit-remaining'));
+  const own = ['date', 'x-request-id', 'x-ratelimit-remaining', 'server-timing'];
+  assert.equal(without(hit, ...own), without(miss, ...own));
+  assert.match(miss.headers.get('server-timing')!, /^cache;desc=miss, fetch;dur=[\d.]+, scan;dur=[\d.]+, enrich;dur=[\d.]+$/);
+  assert.is(hit.headers.get('server-timing'), 'cache;desc=hit');
   assert.equal([miss.headers.get('x-ratelimit-remaining'), hit.headers.get('x-ratelimit-remaining')], ['999', '998']);
   assert.equal(Buffer.from(hit.body), Buffer.from(miss.body));
   assert.is(hit.json.image.url, up.url('/i.png').href);

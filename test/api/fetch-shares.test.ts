@@ -15,6 +15,8 @@ interface Ctx {
   up: Upstream;
 }
 const shares = suite<Ctx>('fetch slots shared between clients');
+/** How long /slowish takes: most of the 2 s deadline of the queued-deadline test, so a fetch that waited for a slot cannot finish in what is left, while a fresh one can. */
+const SLOWISH_MS = 1_200;
 shares.before.each(async (ctx) => {
   ctx.up = await startUpstream({
     routes: {
@@ -23,7 +25,7 @@ shares.before.each(async (ctx) => {
       '/img.png': respond(200, PNG, { 'content-type': 'image/png' }),
       '/with-hanging-image': respond(200, '<head><title>I</title><meta property="og:image" content="/hang"><link rel="icon" href="/img.png"></head>', html),
       '/slowish': async (_req, res) => {
-        await sleep(300);
+        await sleep(SLOWISH_MS);
         res.writeHead(200, html);
         res.end('<title>Slowish</title>');
       },
@@ -148,14 +150,14 @@ shares('a 503 of our own saturation is not remembered as the page failing', asyn
 });
 
 shares('a page whose deadline ran out after waiting for a slot is fetched afresh next time', async ({ up }) => {
-  const svc = await startService({ ...ENV, FETCH_TIMEOUT_MS: '800', MAX_CONCURRENT_FETCHES: '1', MAX_FETCHES_PER_CLIENT: '0' });
+  const svc = await startService({ ...ENV, FETCH_TIMEOUT_MS: '2000', MAX_CONCURRENT_FETCHES: '1', MAX_FETCHES_PER_CLIENT: '0' });
   try {
     const held = as(svc, meta(up, '/hang?wait'), 92);
     await healthWhen(svc, (h) => h.upstream_fetches.in_flight === 1);
     // Queued behind /hang from about its start: it gets the slot when /hang's deadline ends, with
-    // little of its own deadline left (the time /hang had run before it came); the page needs 300 ms.
+    // little of its own deadline left (the time /hang had run before it came); the page needs SLOWISH_MS.
     const late = await as(svc, meta(up, '/slowish'), 93);
-    assert.equal([late.status, late.json.message], [422, 'The page took too long to fetch.']);
+    assert.equal([late.status, late.json.message], [422, 'The site did not answer within 0.8 s.']);
     await held;
     const again = await as(svc, meta(up, '/slowish'), 93);
     assert.equal([again.status, again.json.title], [200, 'Slowish']);

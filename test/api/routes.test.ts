@@ -9,7 +9,7 @@ test('openapi.yaml is a valid OpenAPI document (the service starts without check
   const api = new OpenAPIBackend({ definition: OPENAPI_PATH, strict: true, validate: true });
   await api.init(); // strict, not quick: validates the document against the OpenAPI schema, throws on errors
   assert.not.throws(() => api.validateDefinition());
-  assert.is(api.getOperations().length, 7);
+  assert.is(api.getOperations().length, 9);
 });
 
 test('unknown paths answer 404 JSON with CORS', async () => {
@@ -57,7 +57,7 @@ test('a request carrying our own Via is refused as a fetch loop', async () => {
   try {
     const res = await svc.request('/v1/metadata?url=https://example.com/', { headers: { via: '1.1 cdn, 1.1 linkpeek' } });
     assert.is(res.status, 422);
-    assert.equal(res.json, { code: 422, message: 'Requests from LinkPeek itself are refused (fetch loop).' });
+    assert.equal(res.json, { code: 422, message: 'Requests from LinkPeek itself are refused (fetch loop).', reason: 'fetch_loop' });
     const proxied = await svc.request('/v1/cors-proxy?url=https://example.com/a.png', { headers: { via: '1.1 linkpeek' } });
     assert.is(proxied.status, 400);
     assert.equal(proxied.json, { error: 'Requests from LinkPeek itself are refused (fetch loop).' });

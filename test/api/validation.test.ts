@@ -12,14 +12,36 @@ metadata.after(async (ctx) => ctx.svc.close());
 
 const q = (params: Record<string, string>) => `/v1/metadata?${new URLSearchParams(params)}`;
 
+const PRIVATE_MESSAGE = 'must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true';
+
 function urlError(message: string) {
   return { success: false, errors: [{ code: 400, message, path: ['query', 'url'] }] };
 }
 
-metadata('a missing url answers 302 to the showcase page on this endpoint', async ({ svc }) => {
+metadata('a missing url answers 302 to the showcase page on this endpoint, by a relative Location no cache keeps', async ({ svc }) => {
   const res = await svc.request('/v1/metadata');
   assert.is(res.status, 302);
-  assert.is(res.headers.get('location'), `${svc.baseUrl}/v1/metadata?url=${encodeURIComponent('https://github.com/')}`);
+  assert.is(res.headers.get('location'), `/v1/metadata?url=${encodeURIComponent('https://github.com/')}`);
+  assert.is(res.headers.get('cache-control'), 'no-store');
+  assert.is(res.text, '');
+});
+
+metadata('a forged Host header never appears in the Location', async ({ svc }) => {
+  const res = await svc.request('/v1/metadata', { headers: { host: 'evil.example' } });
+  assert.is(res.status, 302);
+  assert.is(res.headers.get('location'), `/v1/metadata?url=${encodeURIComponent('https://github.com/')}`);
+});
+
+metadata('a forged X-Forwarded-Host never appears in the Location, even with TRUST_PROXY', async () => {
+  const svc = await startService({ TRUST_PROXY: 'true' });
+  try {
+    const res = await svc.request('/v1/metadata', { headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
+    assert.is(res.status, 302);
+    assert.is(res.headers.get('location'), `/v1/metadata?url=${encodeURIComponent('https://github.com/')}`);
+    assert.is(res.headers.get('cache-control'), 'no-store');
+  } finally {
+    await svc.close();
+  }
 });
 
 metadata('the 302 uses PUBLIC_BASE_URL and SHOWCASE_URL when set', async () => {
@@ -28,6 +50,8 @@ metadata('the 302 uses PUBLIC_BASE_URL and SHOWCASE_URL when set', async () => {
     const res = await svc.request('/v1/metadata?prefer=twitter');
     assert.is(res.status, 302);
     assert.is(res.headers.get('location'), 'https://lp.example/v1/metadata?url=https%3A%2F%2Fwww.bbc.com%2Fnews');
+    const forged = await svc.request('/v1/metadata', { headers: { host: 'evil.example' } });
+    assert.is(forged.headers.get('location'), 'https://lp.example/v1/metadata?url=https%3A%2F%2Fwww.bbc.com%2Fnews');
   } finally {
     await svc.close();
   }
@@ -78,17 +102,25 @@ for (const [name, url, message] of badUrls) {
   });
 }
 
-metadata('a repeated url parameter is a 400', async ({ svc }) => {
+metadata('a repeated url parameter is a 400 that says it is repeated', async ({ svc }) => {
   const res = await svc.request('/v1/metadata?url=https://a.example/&url=https://b.example/');
   assert.is(res.status, 400);
-  assert.equal(res.json, urlError('must be string'));
+  assert.equal(res.json, urlError('must be given once, not 2 times'));
+});
+
+metadata('a private address is a 400 that tells a self-hoster about ALLOW_PRIVATE_NETWORKS', async ({ svc }) => {
+  const res = await svc.request(q({ url: 'http://192.168.1.10/' }));
+  assert.is(res.status, 400);
+  assert.equal(res.json, urlError(PRIVATE_MESSAGE));
+  const local = await svc.request(q({ url: 'http://localhost:8080/' }));
+  assert.equal(local.json, urlError('must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true'));
 });
 
 metadata('unknown query parameters are tolerated (utm tags)', async ({ svc }) => {
   // Valid request: it goes on to the fetch, which the blocked loopback turns into a 400 here.
   const res = await svc.request(q({ url: 'http://127.0.0.1/', utm_source: 'x' }));
   assert.is(res.status, 400);
-  assert.equal(res.json, urlError('must not point to a private, loopback or reserved address'));
+  assert.equal(res.json, urlError(PRIVATE_MESSAGE));
 });
 
 metadata('400s carry no-store and CORS', async ({ svc }) => {
@@ -122,7 +154,7 @@ for (const [name, url, message] of badUrls) {
 proxy('a repeated url parameter is a 400 {error}', async ({ svc }) => {
   const res = await svc.request('/v1/cors-proxy?url=https://a.example/x.png&url=https://b.example/y.png');
   assert.is(res.status, 400);
-  assert.equal(res.json, { error: 'url: must be string' });
+  assert.equal(res.json, { error: 'url: must be given once, not 2 times' });
 });
 
 proxy.run();

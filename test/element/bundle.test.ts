@@ -116,7 +116,7 @@ test('GET / serves the showcase: URL box, live element, curl and SDK examples, l
   assert.match(html, '<linkpeek-preview id="preview" data-url="https://github.com/"></linkpeek-preview>');
   assert.match(html, "/v1/metadata?url=<span data-page-query>https%3A%2F%2Fgithub.com%2F</span>'");
   assert.match(html, 'curl');
-  assert.match(html, "import { createClient, getMetadata } from 'linkpeek/client'");
+  assert.match(html, "import { createClient, getMetadata } from 'linkpeek-client'");
   assert.match(html, '<a href="/openapi.yaml">openapi.yaml</a>');
 });
 

@@ -1,7 +1,11 @@
-// Valid Metadata objects for data-meta tests, with fields overridable one at a time.
-import type { Metadata } from '../../generated/types.gen.js';
+// Valid Metadata objects for data-meta tests, with fields overridable one at a time. A page may
+// write data-meta by hand, so an image there may carry only some of its fields (the element reads
+// a missing one as null): overrides of `image` and `favicon` may be partial.
+import type { ImageMetadata, Metadata } from '../../generated/types.gen.js';
 
-export function metadataFor(upstreamOrigin: string, overrides: Partial<Metadata> = {}): Metadata {
+export type DataMeta = Omit<Metadata, 'image' | 'favicon'> & { image: Partial<ImageMetadata>; favicon: Partial<ImageMetadata> };
+
+export function metadataFor(upstreamOrigin: string, overrides: Partial<DataMeta> = {}): DataMeta {
   return {
     title: 'Tide pools of the northern coast',
     description: 'A field guide to the anemones, sea stars and crabs that live between the tides, with maps of the best spots.',

@@ -3,6 +3,7 @@
 // embed, so CORS and "the origin component.js was loaded from" are exercised for real.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import net from 'node:net';
 import type { Browser } from 'playwright-core';
 import { startService, type Service } from '../helpers/service.js';
 import { startAssetServer, testPageHtml, type AssetServer } from './asset-server.js';
@@ -116,7 +117,7 @@ test('loading: a skeleton with aria-busy while the API works; the link already w
   assert.is((await readCard(page)).title, 'Slow article');
 });
 
-test('error: a page the service cannot fetch (422) shows the error state, and the link still works', async () => {
+test('error: a page the service cannot fetch (422) shows the error state with a short reason, and the link still works', async () => {
   const { page } = await freshPage();
   const target = `${upstream.origin}/gone`;
   await mount(page, { 'data-url': target });
@@ -124,7 +125,7 @@ test('error: a page the service cannot fetch (422) shows the error state, and th
   const card = await readCard(page);
   assert.is(card.title, 'Preview unavailable');
   assert.is(card.href, target);
-  assert.is(card.description, target);
+  assert.is(card.description, 'The page answered with an error.');
   assert.is(card.host, '127.0.0.1');
   assert.ok(card.mediaHidden);
   assert.is(card.ariaBusy, 'false');
@@ -133,6 +134,20 @@ test('error: a page the service cannot fetch (422) shows the error state, and th
   await popup.waitForLoadState();
   assert.is(popup.url(), target);
   await popup.close();
+});
+
+test('error: a site that refuses the connection says it could not be reached', async () => {
+  const { page } = await freshPage();
+  const closed = net.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const target = `http://127.0.0.1:${(closed.address() as net.AddressInfo).port}/`;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  await mount(page, { 'data-url': target });
+  await waitForState(page, 'error');
+  const card = await readCard(page);
+  assert.is(card.title, 'Preview unavailable');
+  assert.is(card.description, 'The site could not be reached.');
+  assert.is(card.href, target);
 });
 
 // Each test asks for its own ?case= so neither the service's cache nor the browser's (the

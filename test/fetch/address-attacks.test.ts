@@ -15,7 +15,7 @@ import { loopbackLookup, readAll, rejection, scriptedLookup, testConfig } from '
 
 const test = suite('safeFetch address attacks');
 const guarded = testConfig({ ALLOW_PRIVATE_NETWORKS: 'false' });
-const PUBLIC_MESSAGE = 'The page could not be fetched.';
+const UNREACHABLE = 'The site could not be reached.';
 
 let up: Upstream;
 test.before(async () => {
@@ -33,7 +33,8 @@ async function assertRefused(href: string, reason: RegExp, lookup = loopbackLook
   try {
     const err = await rejection(safeFetch(new URL(href), { maxBytes: 1024 }));
     assert.instance(err, FetchFailed);
-    assert.is(err.message, PUBLIC_MESSAGE);
+    // A blocked address is told like any unreachable site; an unknown name says so.
+    assert.is(err.message, (err as FetchFailed).failure.reason === 'name_not_resolved' ? (err as FetchFailed).failure.message : UNREACHABLE);
     assert.match((err as FetchFailed).reason, reason);
     assert.is(up.requests.length, before, 'the upstream saw no request');
     assert.is(up.connections, connectionsBefore, 'nothing even connected to the upstream');
@@ -61,7 +62,7 @@ const loopbackSpellings: Array<[string, string]> = [
 ];
 for (const [name, host] of loopbackSpellings) {
   test(`loopback spelled ${name} is refused`, async () => {
-    await assertRefused(`http://${host}:${up.port}/`, /^target refused: must not point to a private, loopback or reserved address$/);
+    await assertRefused(`http://${host}:${up.port}/`, /^target refused: must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/);
   });
 }
 
@@ -86,20 +87,20 @@ for (const [name, host] of otherLiterals) {
   test(`${name} is refused before any connection`, async () => {
     const href = `http://${host}:${up.port}/`;
     assertUrlCheckRefuses(href);
-    await assertRefused(href, /^target refused: must not point to a private, loopback or reserved address$/);
+    await assertRefused(href, /^target refused: must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/);
   });
 }
 
 test('localhost is refused by name', async () => {
-  await assertRefused(`http://localhost:${up.port}/`, /^target refused: must not point to localhost$/, loopbackLookup(['localhost']));
+  await assertRefused(`http://localhost:${up.port}/`, /^target refused: must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/, loopbackLookup(['localhost']));
 });
 
 test('localhost. (trailing dot) is refused by name', async () => {
-  await assertRefused(`http://localhost.:${up.port}/`, /^target refused: must not point to localhost$/, loopbackLookup(['localhost.']));
+  await assertRefused(`http://localhost.:${up.port}/`, /^target refused: must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/, loopbackLookup(['localhost.']));
 });
 
 test('a.localhost (RFC 6761 subdomain) is refused by name', async () => {
-  await assertRefused(`http://a.localhost:${up.port}/`, /^target refused: must not point to localhost$/, loopbackLookup(['a.localhost']));
+  await assertRefused(`http://a.localhost:${up.port}/`, /^target refused: must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/, loopbackLookup(['a.localhost']));
 });
 
 test('credentials (user:pass@) are refused, even where private networks are allowed', async () => {
@@ -189,14 +190,14 @@ test('a name that does not resolve is a FetchFailed with the same public message
   await assertRefused(`http://nowhere.test:${up.port}/`, /^request: ENOTFOUND$/);
 });
 
-test('a closed port is a FetchFailed with the same public message', async () => {
+test('a closed port is a FetchFailed that says the connection was refused', async () => {
   const closed = await startUpstream({ routes: {} });
   await closed.close();
   const { safeFetch, close } = createSafeFetch(testConfig());
   try {
     const err = await rejection(safeFetch(closed.url('/'), { maxBytes: 1024 }));
     assert.instance(err, FetchFailed);
-    assert.is(err.message, PUBLIC_MESSAGE);
+    assert.equal((err as FetchFailed).failure, { reason: 'connection_refused', message: 'The connection was refused.' });
     assert.is((err as FetchFailed).reason, 'request: ECONNREFUSED');
   } finally {
     await close();

@@ -86,7 +86,7 @@ test('dripping body (a byte a second) ends at the total deadline with FetchTimeo
     );
     const elapsed = Date.now() - started;
     assert.instance(err, FetchTimeout);
-    assert.is(err.message, 'The page could not be fetched.');
+    assert.equal((err as FetchTimeout).failure, { reason: 'timeout', message: 'The site did not answer within 1.5 s.' });
     assert.match((err as FetchTimeout).reason, /^deadline of 1500 ms passed/);
     assert.ok(elapsed >= 1450 && elapsed < 2500, `ended after ${elapsed} ms`);
     assert.is(Buffer.concat(received).toString(), 'a', 'one byte arrived before the deadline');

@@ -13,7 +13,7 @@ const doc: Json = parse(readFileSync(fileURLToPath(new URL('../../openapi.yaml',
 const ajv = new Ajv({ strict: false, allErrors: true });
 // format: uri, as the server checks it (ajv-formats)
 const addFormats = (await import('ajv-formats')).default as unknown as (a: Ajv, f: string[]) => void;
-addFormats(ajv, ['uri']);
+addFormats(ajv, ['uri', 'uri-reference']);
 
 function deref(node: any): any {
   if (Array.isArray(node)) return node.map(deref);
@@ -37,6 +37,17 @@ function validatorFor(key: string, schema: Json): ValidateFunction {
   return v;
 }
 
+/** The path item of `path`: an exact key, or a template like /docs/{file} whose parameter fits. */
+function pathItem(path: string): Json | undefined {
+  if (doc.paths[path]) return doc.paths[path];
+  for (const [template, item] of Object.entries<Json>(doc.paths)) {
+    if (!template.includes('{')) continue;
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    if (pattern.test(path)) return item;
+  }
+  return undefined;
+}
+
 export interface ReceivedResponse {
   method: string;
   /** Path without the query. */
@@ -50,17 +61,24 @@ export interface ReceivedResponse {
 export function assertContract(res: ReceivedResponse): void {
   const problems: string[] = [];
   const where = `${res.method} ${res.path} → ${res.status}`;
-  const item = doc.paths[res.path];
+  const item = pathItem(res.path);
   let response: Json | undefined;
+  // The endpoint's own error body: the proxy speaks ProxyError (openapi.yaml info.description).
+  const errorSchema = res.path === '/v1/cors-proxy' ? 'ProxyError' : 'ApiError';
+  const errorBody = { content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorSchema}` } } } };
+  const op = item?.[res.method.toLowerCase() === 'head' ? 'get' : res.method.toLowerCase()];
   if (!item) {
-    // Unknown paths: 404 with an Error body (openapi.yaml info.description).
+    // Unknown paths: 404 with an ApiError body (openapi.yaml info.description).
     if (res.status !== 404) problems.push('an undocumented path must answer 404');
-    response = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    response = errorBody;
+  } else if (!op) {
+    // A documented path asked with another method: 405 with Allow (openapi.yaml info.description).
+    if (res.status !== 405) problems.push(`method ${res.method} is not documented and must answer 405`);
+    if (!/\bGET\b/.test(res.headers.get('allow') ?? '')) problems.push('a 405 must carry an Allow header with GET');
+    response = errorBody;
   } else {
-    const op = item[res.method.toLowerCase() === 'head' ? 'get' : res.method.toLowerCase()];
-    if (!op) problems.push(`method ${res.method} is not documented`);
-    response = op && deref(op.responses[String(res.status)] ?? op.responses.default);
-    if (op && !response) problems.push(`status ${res.status} is not documented`);
+    response = deref(op.responses[String(res.status)] ?? op.responses.default);
+    if (!response) problems.push(`status ${res.status} is not documented`);
   }
   if (res.headers.get('access-control-allow-origin') !== '*') problems.push('Access-Control-Allow-Origin is not *');
   if (response) {

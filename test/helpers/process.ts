@@ -16,13 +16,19 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** What to run: the TypeScript source through tsx, or the build `npm start` runs (dist/server/). */
-export type Entry = 'source' | 'compiled';
+/**
+ * What to run: the TypeScript source through tsx, the build `npm start` runs (dist/server/), or
+ * `npm start` itself (then `child` is the npm process, as an operator or a container starts it).
+ */
+export type Entry = 'source' | 'compiled' | 'npm start';
 export const COMPILED_MAIN = 'dist/server/src/main.js';
 
 export async function startProcess(env: Record<string, string>, entry: Entry = 'source'): Promise<ServiceProcess> {
-  const args = entry === 'source' ? ['--import', 'tsx', 'src/main.ts'] : [COMPILED_MAIN];
-  const child = spawn(process.execPath, args, {
+  const [command, args] =
+    entry === 'npm start'
+      ? [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['start']]
+      : [process.execPath, entry === 'source' ? ['--import', 'tsx', 'src/main.ts'] : [COMPILED_MAIN]];
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ALLOW_PRIVATE_NETWORKS: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +55,11 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
       }
     });
     void exited.then((code) => reject(new Error(`service exited (${code}) before listening: ${stderr}`)));
-    setTimeout(() => reject(new Error(`service did not listen within 20 s: ${stderr}`)), 20_000).unref();
+    setTimeout(() => {
+      // Not left running to hold the test file open: npm passes SIGTERM on to the service.
+      child.kill(entry === 'npm start' ? 'SIGTERM' : 'SIGKILL');
+      reject(new Error(`service did not listen within 20 s: ${stderr}`));
+    }, 20_000).unref();
   });
   return {
     baseUrl: `http://127.0.0.1:${port}`,

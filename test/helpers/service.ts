@@ -2,6 +2,7 @@
 // every response is checked against openapi.yaml (helpers/contract.ts).
 
 import http from 'node:http';
+import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp, type App, type AppDeps } from '../../src/app.js';
@@ -15,7 +16,9 @@ export const TEST_ENV: Record<string, string> = { LOG_LEVEL: 'silent', ALLOW_PRI
 export interface CheckedResponse {
   status: number;
   headers: Headers;
+  /** The bytes as sent (compressed when Content-Encoding says so). */
   body: Uint8Array;
+  /** The body decoded from its Content-Encoding, as UTF-8. */
   text: string;
   /** The parsed JSON body (undefined when the body is not JSON). */
   json: any;
@@ -52,6 +55,14 @@ export async function startService(env: Record<string, string> = {}, deps: AppDe
   };
 }
 
+/** A body as its Content-Encoding says it was sent: gzip, br or as it is. */
+export function decode(body: Buffer, coding: string | null): Buffer {
+  if (coding === 'gzip') return zlib.gunzipSync(body);
+  if (coding === 'br') return zlib.brotliDecompressSync(body);
+  if (coding !== null) throw new Error(`unexpected Content-Encoding ${coding}`);
+  return body;
+}
+
 /**
  * One request from a chosen local address (rate-limit tests spread clients over 127.0.0.N),
  * through node:http so nothing is followed or decoded behind the test's back.
@@ -75,13 +86,15 @@ export function checkedRequest(url: string, init: RequestInit & { localAddress?:
           }
           const body = new Uint8Array(Buffer.concat(chunks));
           const status = res.statusCode ?? 0;
+          let decoded: Buffer;
           try {
-            assertContract({ method, path: target.pathname, status, headers, body });
+            decoded = decode(Buffer.from(body), headers.get('content-encoding'));
+            assertContract({ method, path: target.pathname, status, headers, body: decoded });
           } catch (err) {
             reject(err);
             return;
           }
-          const text = Buffer.from(body).toString('utf8');
+          const text = decoded.toString('utf8');
           let json: unknown;
           try {
             json = JSON.parse(text);

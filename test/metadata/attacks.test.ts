@@ -14,8 +14,8 @@ import { drip, endless, redirect, respond, stall, startUpstream, type Upstream }
 // be answered.
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
-const FETCH_FAILED = { code: 422, message: 'The page could not be fetched.' };
-const TIMED_OUT = { code: 422, message: 'The page took too long to fetch.' };
+const UNREACHABLE = { code: 422, message: 'The site could not be reached.', reason: 'unreachable' };
+const TIMED_OUT = { code: 422, message: 'The site did not answer within 1.5 s.', reason: 'timeout' };
 const q = (url: string) => `/v1/metadata?${new URLSearchParams({ url })}`;
 const urlError = (message: string) => ({ success: false, errors: [{ code: 400, message, path: ['query', 'url'] }] });
 
@@ -88,7 +88,7 @@ for (const [name, url] of literals) {
     const dialled = up.connections;
     const res = await svc.request(q(url));
     assert.is(res.status, 400);
-    const message = url.includes('@') ? 'must not contain credentials (user:password@)' : 'must not point to a private, loopback or reserved address';
+    const message = url.includes('@') ? 'must not contain credentials (user:password@)' : 'must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true';
     assert.equal(res.json, urlError(message));
     assert.is(up.connections, dialled);
   });
@@ -98,7 +98,7 @@ for (const host of ['localhost', 'localhost.']) {
   attacks(`${host} is refused by name`, async ({ svc }) => {
     const res = await svc.request(q(`http://${host}:8080/`));
     assert.is(res.status, 400);
-    assert.equal(res.json, urlError('must not point to localhost'));
+    assert.equal(res.json, urlError('must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true'));
   });
 }
 
@@ -111,39 +111,39 @@ attacks('user:pass@host is refused', async ({ svc }) => {
 attacks('a hostname that resolves to a private address is a 422 like any fetch failure', async ({ svc }) => {
   const res = await svc.request(q('http://inside.test/'));
   assert.is(res.status, 422);
-  assert.equal(res.json, FETCH_FAILED);
+  assert.equal(res.json, UNREACHABLE);
 });
 
 attacks('a hostname with one public and one private record is refused whole', async ({ svc, up }) => {
   const res = await svc.request(q(up.url('/ok', 'evil.test').href));
   assert.is(res.status, 422);
-  assert.equal(res.json, FETCH_FAILED);
+  assert.equal(res.json, UNREACHABLE);
 });
 
 attacks('a redirect to a private address is a 422', async ({ svc, site }) => {
   const res = await svc.request(q(site('/to-private')));
   assert.is(res.status, 422);
-  assert.equal(res.json, FETCH_FAILED);
+  assert.equal(res.json, UNREACHABLE);
 });
 
 attacks('a redirect to a name that resolves privately is a 422', async ({ svc, site }) => {
   const res = await svc.request(q(site('/to-private-name')));
   assert.is(res.status, 422);
-  assert.equal(res.json, FETCH_FAILED);
+  assert.equal(res.json, UNREACHABLE);
 });
 
 attacks('a redirect loop is a 422 as soon as a URL comes round again', async ({ svc, site, up }) => {
   const before = up.hits('/loop-a') + up.hits('/loop-b');
   const res = await svc.request(q(site('/loop-a')));
   assert.is(res.status, 422);
-  assert.equal(res.json, FETCH_FAILED);
+  assert.equal(res.json, { code: 422, message: 'The site redirects in a loop.', reason: 'redirect_loop' });
   assert.is(up.hits('/loop-a') + up.hits('/loop-b') - before, 2); // a → b, and b's Location is a again
 });
 
 attacks('a 30x without Location is a 422', async ({ svc, site }) => {
   const res = await svc.request(q(site('/no-location')));
   assert.is(res.status, 422);
-  assert.equal(res.json, FETCH_FAILED);
+  assert.equal(res.json, { code: 422, message: 'The site redirects to an address that cannot be followed.', reason: 'bad_redirect' });
 });
 
 attacks('an endless body is read no further than the byte cap, then closed', async ({ svc, site, up }) => {
@@ -210,7 +210,7 @@ attacks('CR/LF in url is a 400', async ({ svc }) => {
 attacks('repeated url parameters are a 400', async ({ svc, site }) => {
   const res = await svc.request(`/v1/metadata?url=${encodeURIComponent(site('/ok'))}&url=${encodeURIComponent(site('/ok'))}`);
   assert.is(res.status, 400);
-  assert.equal(res.json, urlError('must be string'));
+  assert.equal(res.json, urlError('must be given once, not 2 times'));
 });
 
 attacks('a 10 KB url is a 400', async ({ svc }) => {
@@ -238,7 +238,7 @@ self('a URL that points back at the service is refused by our Via, one level dee
     const inner = `${svc.baseUrl}/v1/metadata?url=${encodeURIComponent(`${svc.baseUrl}/v1/metadata?url=https://example.com/`)}`;
     const res = await svc.request(q(inner));
     assert.is(res.status, 422);
-    assert.equal(res.json, FETCH_FAILED);
+    assert.equal(res.json, { code: 422, message: 'The site answered 422.', reason: 'http_status' }); // the inner one: fetch_loop
     const next = await svc.request('/v1/metadata?url=ftp://x');
     assert.is(next.status, 400);
   } finally {

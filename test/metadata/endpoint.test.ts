@@ -143,15 +143,15 @@ endpoint('another content type gives nulls and the /favicon.ico fallback', async
   assert.is(res.json.url, up.url('/doc.pdf').href);
 });
 
-for (const [path, name] of [
-  ['/gone', 'an upstream 404'],
-  ['/broken', 'an upstream 500'],
-  ['/empty', 'an empty body'],
+for (const [path, name, reason, message] of [
+  ['/gone', 'an upstream 404', 'http_status', 'The site answered 404.'],
+  ['/broken', 'an upstream 500', 'http_status', 'The site answered 500.'],
+  ['/empty', 'an empty body', 'empty_page', 'The site sent an empty page.'],
 ] as const) {
   endpoint(`${name} is a 422 with no-store`, async ({ up, svc }) => {
     const res = await svc.request(q(up.url(path).href));
     assert.is(res.status, 422);
-    assert.equal(res.json, { code: 422, message: 'The page could not be fetched.' });
+    assert.equal(res.json, { code: 422, message, reason });
     assert.is(res.headers.get('cache-control'), 'no-store');
   });
 }
@@ -221,7 +221,7 @@ protocols('a certificate that is not trusted is a 422, never an insecure success
   try {
     const res = await svc.request(q(up.url('/p').href));
     assert.is(res.status, 422);
-    assert.equal(res.json, { code: 422, message: 'The page could not be fetched.' });
+    assert.equal(res.json, { code: 422, message: "The site's TLS certificate is not valid.", reason: 'tls_certificate' });
   } finally {
     await svc.close();
     await up.close();

@@ -31,7 +31,7 @@ test('cutting counts code points and never splits a surrogate pair', () => {
 });
 
 test('the stated bounds', () => {
-  assert.equal(FIELD_LIMITS, { title: 500, description: 2000, type: 100, url: 4096, rawValue: 4096, rawKeys: 256 });
+  assert.equal(FIELD_LIMITS, { title: 500, description: 2000, type: 100, mimeType: 100, url: 4096, rawValue: 4096, rawKeys: 256 });
 });
 
 test('URLs resolve against the base and only http(s) comes out', () => {

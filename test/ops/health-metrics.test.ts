@@ -67,7 +67,7 @@ test('/metrics counts requests by route and status, cache outcomes, upstream fet
     has('linkpeek_upstream_fetches_in_flight 0');
     has('linkpeek_upstream_fetches_capped 0');
     has('linkpeek_safety_provider_failures_total');
-    has('linkpeek_process_resident_memory_bytes');
+    has('process_resident_memory_bytes');
   } finally {
     await svc.close();
     await up.close();

@@ -1,8 +1,8 @@
-// The head- and host-only signals (issue 6): an IP address as host (suspicious_domain) and a page
+// The head- and host-only signals: an IP address as host (suspicious_domain) and a page
 // that labels itself adult (RTA label, <meta name="rating" content="adult|mature">).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ipHostProvider, isIpHost } from '../../src/safety/ip-host.js';
+import { ipHostProvider } from '../../src/safety/ip-host.js';
 import { adultSelfLabelProvider, labelsItselfAdult } from '../../src/safety/self-label.js';
 import { head, meta, ordinaryArticle } from '../fixtures/safety/heads.js';
 
@@ -17,14 +17,12 @@ for (const href of [
   'http://[::ffff:93.184.215.14]/',
 ]) {
   ip(`an IP literal is suspicious_domain: ${href}`, async () => {
-    assert.ok(isIpHost(new URL(href)));
     assert.equal(await ipHostProvider.check({ url: new URL(href), tags: null }, signal), ['suspicious_domain']);
   });
 }
 
 for (const href of ['https://example.com/', 'https://1.2.3.4.example.com/', 'https://123.com/', 'http://localhost:3000/']) {
   ip(`a name is not an IP: ${href}`, async () => {
-    assert.not.ok(isIpHost(new URL(href)));
     assert.equal(await ipHostProvider.check({ url: new URL(href), tags: null }, signal), []);
   });
 }

@@ -34,7 +34,7 @@ stall('trips the failover at the deadline; later operations go to memory without
   // The background check is left to the test (a long interval): every byte sent is an operation's.
   const failover = new Failover({ deadlineMs: DEADLINE_MS, check: () => redis.ping(), checkIntervalMs: 3_600_000, onChange: (d) => changes.push(d) });
   const memory = new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 });
-  const store = new FallbackExtractionStore(new RedisExtractionStore(redis), memory, failover);
+  const store = new FallbackExtractionStore(new RedisExtractionStore(redis, 'lp:'), memory, failover);
   try {
     await store.set('stall:a', failure('in redis'), 60_000);
     assert.equal(await store.get('stall:a'), failure('in redis'), 'Redis answers before the freeze');

@@ -1,0 +1,19 @@
+// `prepare` (run by `npm ci` and `npm install` in this checkout): builds dist/ when the
+// devDependencies are installed. A production install (`npm ci --omit=dev`) has no TypeScript or
+// Vite, so it skips the build with one line instead of failing: dist/ must then come prebuilt
+// (README "Deploying").
+
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+if (!existsSync(path.join(root, 'node_modules', 'typescript', 'package.json'))) {
+  console.error('linkpeek: devDependencies not installed, dist/ not built (build with `npm ci && npm run build`, then `npm prune --omit=dev`)');
+  process.exit(0);
+}
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const build = spawnSync(npm, ['run', 'build'], { cwd: root, stdio: 'inherit' });
+process.exit(build.status ?? 1);

@@ -1,0 +1,85 @@
+// GET /docs: the API reference, rendered in the browser by Swagger UI from /openapi.yaml. Every
+// file comes from this origin (swagger-ui-dist in node_modules, and the two small files below):
+// no CDN, no web font, and Swagger UI's online validator badge is off, so the page works offline
+// and its CSP allows nothing but 'self'.
+
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { StaticAsset } from './static-asset.js';
+
+const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** The files change only with a deploy (a new swagger-ui-dist or openapi.yaml). */
+const DOCS_CACHE_CONTROL = 'public, max-age=3600';
+
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  // Swagger UI sets inline styles on its elements, and its stylesheet draws icons from data: SVGs.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>LinkPeek API reference</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+<div id="docs"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+// validatorUrl: null, or Swagger UI sends the document to validator.swagger.io for a badge.
+const INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.yaml',
+  dom_id: '#docs',
+  validatorUrl: null,
+  deepLinking: true,
+  defaultModelsExpandDepth: 0,
+  presets: [SwaggerUIBundle.presets.apis],
+});
+`;
+
+interface DocsFile {
+  type: string;
+  load: () => Promise<Buffer>;
+}
+
+const fromSwaggerUi = (name: string) => () => readFile(path.join(SWAGGER_UI_DIR, name));
+
+/** Path → file. Swagger UI's own files are read on first request (1.9 MB), then kept. */
+const FILES: Record<string, DocsFile> = {
+  '/docs': { type: 'text/html; charset=utf-8', load: async () => Buffer.from(PAGE) },
+  '/docs/init.js': { type: 'application/javascript; charset=utf-8', load: async () => Buffer.from(INIT) },
+  '/docs/swagger-ui.css': { type: 'text/css; charset=utf-8', load: fromSwaggerUi('swagger-ui.css') },
+  '/docs/swagger-ui-bundle.js': { type: 'application/javascript; charset=utf-8', load: fromSwaggerUi('swagger-ui-bundle.js') },
+};
+
+/** The asset at `pathname`, or null when /docs has no such file. */
+export function docsAssets(): (pathname: string) => Promise<StaticAsset | null> {
+  const loaded = new Map<string, Promise<StaticAsset>>();
+  return (pathname) => {
+    const file = FILES[pathname];
+    if (!file) return Promise.resolve(null);
+    let asset = loaded.get(pathname);
+    if (!asset) {
+      asset = file.load().then((bytes) => new StaticAsset(bytes, { type: file.type, cacheControl: DOCS_CACHE_CONTROL }));
+      // A failed read is not kept: the next request tries again.
+      asset.catch(() => loaded.delete(pathname));
+      loaded.set(pathname, asset);
+    }
+    return asset;
+  };
+}

@@ -1,0 +1,63 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ServerTiming } from '../../src/api/server-timing.js';
+import { createSafeFetch } from '../../src/fetch/fetcher.js';
+import type { SafeFetch } from '../../src/fetch/types.js';
+import { MemoryExtractionStore } from '../../src/metadata/extraction-store.js';
+import { createMetadataService } from '../../src/metadata/service.js';
+import { respond, startUpstream } from '../helpers/upstream.js';
+import { testConfig } from '../fetch/harness.js';
+
+// Server-Timing's steps of a miss, from the metadata service: dns and connect come from safeFetch's
+// `timings` when it measured them (a new connection), and are left out when it did not.
+
+const html = { 'content-type': 'text/html' };
+const STEPS = /^cache;desc=miss(, (dns|connect|fetch|scan|enrich);dur=\d+(\.\d)?)+$/;
+
+async function timingOf(timings: { dnsMs: number | null; connectMs: number | null } | undefined): Promise<string> {
+  const up = await startUpstream({ routes: { '/p': respond(200, '<title>x</title>', html) } });
+  const config = testConfig();
+  const fetcher = createSafeFetch(config);
+  // safeFetch as it answers, with the connection timings a new connection reports.
+  const safeFetch: SafeFetch = async (url, options) => Object.assign(await fetcher.safeFetch(url, options), timings ? { timings } : {});
+  const service = createMetadataService({ config, safeFetch, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }), enrichers: [async () => {}] });
+  try {
+    const timing = new ServerTiming();
+    await service.get(up.url('/p'), 'og', undefined, timing);
+    return timing.header();
+  } finally {
+    await fetcher.close();
+    await up.close();
+  }
+}
+
+test('a miss on a new connection reports dns and connect before fetch, scan and enrich', async () => {
+  const header = await timingOf({ dnsMs: 2.25, connectMs: 1.5 });
+  assert.match(header, STEPS);
+  assert.match(header, /^cache;desc=miss, dns;dur=2\.3, connect;dur=1\.5, fetch;dur=[\d.]+, scan;dur=[\d.]+, enrich;dur=[\d.]+$/);
+});
+
+test('unmeasured dns and connect (a reused connection, or no timings) are left out', async () => {
+  for (const timings of [{ dnsMs: null, connectMs: null }, undefined]) {
+    assert.match(await timingOf(timings), /^cache;desc=miss, fetch;dur=[\d.]+, scan;dur=[\d.]+, enrich;dur=[\d.]+$/);
+  }
+  assert.match(await timingOf({ dnsMs: null, connectMs: 0.4 }), /^cache;desc=miss, connect;dur=0\.4, fetch;/);
+});
+
+test('a hit of the extraction store says hit and nothing else', async () => {
+  const up = await startUpstream({ routes: { '/p': respond(200, '<title>x</title>', html) } });
+  const config = testConfig();
+  const fetcher = createSafeFetch(config);
+  const service = createMetadataService({ config, safeFetch: fetcher.safeFetch, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
+  try {
+    await service.get(up.url('/p'), 'og', undefined, new ServerTiming());
+    const timing = new ServerTiming();
+    await service.get(up.url('/p'), 'twitter', undefined, timing);
+    assert.is(timing.header(), 'cache;desc=hit');
+  } finally {
+    await fetcher.close();
+    await up.close();
+  }
+});
+
+test.run();
