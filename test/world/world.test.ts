@@ -94,7 +94,7 @@ test('a host with a certificate from another CA is refused (the test CA is trust
     });
     dns.set('rogue.world.test', { A: ['127.0.0.1'] });
     const res = await svc.request(q(host.url('/').href));
-    assert.equal([res.status, res.json], [422, { code: 422, message: 'The page could not be fetched.' }]);
+    assert.equal([res.status, res.json], [422, { code: 422, message: "The site's TLS certificate is not valid.", reason: 'tls_certificate' }]);
     await host.close();
   } finally {
     await other.remove();
