@@ -1,5 +1,5 @@
-// The shared rate-limit store: every instance on one Redis shares one budget per client (DESIGN
-// "Scaling out"). It keeps the rule of store/rate-limit.ts — a sliding window of `max` requests
+// The shared rate-limit store: every instance on one Redis shares one budget per client
+// (docs/ARCHITECTURE.md "Scaling out"). It keeps the rule of store/rate-limit.ts — a sliding window of `max` requests
 // per `windowMs`, and a block of `blockMs` from the request past the limit — as one Lua script,
 // so the block check, the count and the block itself are one atomic step: two instances
 // counting the same client at once cannot both take the last request of the budget.
