@@ -33,6 +33,8 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       // An AbortSignal's reason is rethrown as given (it is an Error unless a caller chose otherwise).
       '@typescript-eslint/prefer-promise-reject-errors': 'off',
+      // Destructuring a key out to drop it (`const { url: _url, ...rest }`) is how a field is omitted.
+      '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
     },
   },
   {
