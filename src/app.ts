@@ -40,12 +40,8 @@ import { createImageProxy } from './proxy/proxy.js';
 import { createSafetyCheck, type SafetyCheck } from './safety/index.js';
 import { Failover } from './store/failover.js';
 import { connectRedis } from './store/redis.js';
-import {
-  FallbackRateLimitStore,
-  MemoryRateLimitStore,
-  RedisRateLimitStore,
-  type RateLimitStore,
-} from './store/rate-limit.js';
+import { FallbackRateLimitStore, MemoryRateLimitStore, type RateLimitStore } from './store/rate-limit.js';
+import { RedisRateLimitStore } from './store/rate-limit-redis.js';
 
 export interface AppDeps {
   logger?: Logger;

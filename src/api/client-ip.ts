@@ -6,32 +6,29 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { clientOf, type Client } from '../client-key.js';
 
-/** A keep-alive connection asks many times: its canonical address is worked out once. */
-const bySocket = new WeakMap<Socket, string>();
+/** A keep-alive connection asks many times: its address is parsed once (a few µs a parse). */
+const bySocket = new WeakMap<Socket, Client>();
 
-/** The client address in one canonical spelling: `::ffff:127.0.0.2` and `127.0.0.2` are one client. */
-export function clientIp(req: IncomingMessage, trustProxy: boolean): string {
+/** The client of a request: its canonical address and the key its budget is counted under. */
+export function requestClient(req: IncomingMessage, trustProxy: boolean): Client {
   if (trustProxy) {
     const header = req.headers['x-forwarded-for'];
     const forwarded = Array.isArray(header) ? header.join(',') : header;
     const last = forwarded ? forwarded.slice(forwarded.lastIndexOf(',') + 1).trim() : '';
-    if (last !== '') return canonical(last);
+    if (last !== '') return clientOf(last);
   }
   const socket = req.socket;
-  let ip = bySocket.get(socket);
-  if (ip === undefined) {
-    ip = canonical(socket.remoteAddress || 'unknown');
-    bySocket.set(socket, ip);
+  let client = bySocket.get(socket);
+  if (client === undefined) {
+    client = clientOf(socket.remoteAddress || 'unknown');
+    bySocket.set(socket, client);
   }
-  return ip;
+  return client;
 }
 
-function canonical(raw: string): string {
-  try {
-    return ipaddr.process(raw).toString();
-  } catch {
-    return raw;
-  }
+/** The client address in one canonical spelling: `::ffff:127.0.0.2` and `127.0.0.2` are one client. */
+export function clientIp(req: IncomingMessage, trustProxy: boolean): string {
+  return requestClient(req, trustProxy).ip;
 }

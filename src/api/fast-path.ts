@@ -15,7 +15,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { carriesOurVia } from '../fetch/policy.js';
 import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
-import { clientIp } from './client-ip.js';
+import { requestClient } from './client-ip.js';
 import { codedBody, preferredCoding, type CodedBodies, type Coding } from './content-coding.js';
 import { CORS_HEADERS, NOSNIFF } from './cors.js';
 import { METADATA_CACHE_CONTROL } from './handlers.js';
@@ -79,14 +79,14 @@ export function withFastPath({ responses, limiter, trustProxy, logRequest, onHit
     if (body === undefined || (via !== undefined && carriesOurVia(via))) return full(req, res);
 
     const started = performance.now();
-    const ip = clientIp(req, trustProxy);
+    const { ip, key } = requestClient(req, trustProxy);
     if (limiter === null) return answer(req, res, body, started, ip, null);
     const decided = (decision: RateDecision) => {
       if (decision.allowed) return answer(req, res, body, started, ip, decision);
       handOverCounted(req, decision);
       full(req, res);
     };
-    const decision = limiter.hit(ip);
+    const decision = limiter.hit(key);
     if (decision instanceof Promise) {
       // The shared store never rejects (it falls back to memory); should it, Koa counts and answers.
       decision.then(decided, () => full(req, res));

@@ -57,7 +57,12 @@ export async function createRouter(operations: Operations, options: RouterOption
   // test's job: test/api/routes.test.ts) and validators compile on first use. The start-up check
   // compiled the whole OpenAPI 3.1 meta-schema: 0.4 s of blocked event loop and ~35 MB of
   // resident memory the process kept (measured: 111 MB → 76 MB after init).
-  const api = new OpenAPIBackend({ definition: OPENAPI_PATH, ...VALIDATION_OPTIONS, quick: true });
+  //
+  // ignoreTrailingSlashes off: each operation has exactly one path, the one in openapi.yaml, and
+  // `/v1/metadata/` is an unknown path (404) like `//v1/metadata`. Otherwise a second spelling
+  // reaches the operation past every piece that knows it by its path (the rate limit, the cached
+  // answers, the declared query names) and a CDN keeps two copies of each answer.
+  const api = new OpenAPIBackend({ definition: OPENAPI_PATH, ...VALIDATION_OPTIONS, quick: true, ignoreTrailingSlashes: false });
   const handlers: Record<string, Handler> = { ...(operations as unknown as Record<string, Handler>) };
   handlers.validationFail = (c: ApiContext, ctx: Context) => {
     const errors = c.validation.errors ?? [];
