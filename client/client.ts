@@ -22,6 +22,7 @@ export function checkBaseUrl(baseUrl: unknown): asserts baseUrl is string {
   if (baseUrl === undefined || baseUrl === null || baseUrl === '') throw new TypeError(`linkpeek-client: no baseUrl: ${fix}`);
   let protocol: string | undefined;
   try {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- whatever a JavaScript caller passed is tried as a URL
     protocol = new URL(String(baseUrl)).protocol;
   } catch {
     // not absolute

@@ -25,6 +25,7 @@ export type ResultOf<TData, TError, ThrowOnError extends boolean> = ThrowOnError
 
 // Operations the contract lists no error body for may still answer one (a 429, a 500): typed unknown.
 type Operation<TData extends TDataShape, TResponses, TErrors = { default: unknown }> = <ThrowOnError extends boolean = false>(
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends T` asks whether every field of T is optional
   ...options: {} extends Omit<TData, 'url'> ? [options?: Options<TData, ThrowOnError>] : [options: Options<TData, ThrowOnError>]
 ) => Promise<ResultOf<TResponses[keyof TResponses], TErrors[keyof TErrors], ThrowOnError>>;
 

@@ -34,7 +34,7 @@ export function isMetadata(v: unknown): v is Metadata {
     isStringMap(v.og) &&
     isStringMap(v.twitter) &&
     (v.safety_tags === undefined ||
-      (Array.isArray(v.safety_tags) && v.safety_tags.every((t) => SAFETY_TAGS.includes(t))))
+      (Array.isArray(v.safety_tags) && v.safety_tags.every((t: unknown) => (SAFETY_TAGS as readonly unknown[]).includes(t))))
   );
 }
 

@@ -65,7 +65,7 @@ export class LinkPeekPreview extends HTMLElement {
     if (!target || !base) return this.#error(target);
     this.#loading(target);
     const request = (this.#request = new AbortController());
-    fetchMetadata(base, target, request.signal).then((result) => {
+    void fetchMetadata(base, target, request.signal).then((result) => {
       if (request != this.#request) return; // superseded or removed meanwhile
       this.#request = undefined;
       if (result && typeof result == 'object') this.#ready(result, base);

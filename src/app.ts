@@ -99,7 +99,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const metrics = new Metrics(sources);
   const health = new HealthMonitor({
     fetchSlots: fetcher.limiter,
-    redisUp: () => (failover ? !failover.degraded && redis!.status === 'ready' : null),
+    redisUp: () => (failover ? !failover.degraded && redis.status === 'ready' : null),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });
   const safeFetch = instrumented(fetcher.safeFetch, metrics);

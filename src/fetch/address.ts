@@ -4,7 +4,7 @@
 // (DNS rebinding) cannot slip past.
 
 import dns from 'node:dns';
-import type { LookupAddress, LookupOptions } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { ipLiteral } from '../ip-literal.js';
@@ -69,7 +69,7 @@ export function guardLookup(resolve: LookupFunction = dns.lookup, isPublic: (ip:
         return callback(new BlockedAddressError(hostname, blocked.address, blockedReason(blocked.address) ?? 'test policy'), '', 0);
       }
       if (addresses.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-      if ((options as LookupOptions).all) return callback(null, addresses);
+      if ((options).all) return callback(null, addresses);
       const first = addresses[0]!;
       return callback(null, first.address, first.family);
     });

@@ -13,7 +13,6 @@
 // that follows is answered from its cache, still through the guard.
 
 import fs from 'node:fs';
-import type { Socket } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { buildConnector } from 'undici';
@@ -84,7 +83,7 @@ function guarded(connect: Connector, refusal: (ip: string) => string | null): Co
     }
     connect(opts, (err, socket) => {
       if (err || !socket) return callback(err ?? new Error('no socket'), null);
-      const remote = (socket as Socket).remoteAddress;
+      const remote = (socket).remoteAddress;
       const remoteWhy = remote === undefined ? 'socket has no remote address' : refusal(remote);
       if (remoteWhy !== null) {
         socket.destroy();

@@ -59,5 +59,6 @@ function describe(err: unknown): string {
   if (typeof code === 'string' && code.startsWith('Z_')) return `corrupt content-encoding (${code})`;
   if (typeof code === 'string' && /^ERR_(_|BROTLI)/.test(code)) return `corrupt content-encoding (${code})`;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timeout';
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an odd thrown value still gets a description
   return typeof code === 'string' ? code : String(message ?? err);
 }

@@ -61,7 +61,7 @@ type Coded = { code?: unknown; hostname?: unknown };
 /** The first error in `err`'s cause chain (and AggregateError members) that `match` accepts. */
 export function findInChain(err: unknown, match: (e: Coded) => boolean, depth = 0): Coded | null {
   if (depth > 5 || typeof err !== 'object' || err === null) return null;
-  if (match(err as Coded)) return err as Coded;
+  if (match(err)) return err;
   const inner = err instanceof AggregateError ? err.errors : [(err as { cause?: unknown }).cause];
   for (const e of inner) {
     const found = findInChain(e, match, depth + 1);

@@ -54,6 +54,7 @@ export class FetchTimings implements ConnectionTimings {
 
   /** Runs `dispatch` (an agent.request call), attributing the requests it creates to this fetch. */
   claim<T>(dispatch: () => T): T {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the module-level marker undici's diagnostics channel reads
     dispatching = this;
     try {
       return dispatch();

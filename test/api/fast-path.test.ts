@@ -4,7 +4,6 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
-import type Koa from 'koa';
 import { pino } from 'pino';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -40,7 +39,7 @@ async function start(env: Record<string, string>): Promise<Running> {
   });
   const app = await createApp(config, { logger: pino({ level: 'info', base: null }, sink), enrichers: [] });
   const seenByKoa: string[] = [];
-  (app.koa.middleware as Koa.Middleware[]).unshift(async (ctx, next) => {
+  (app.koa.middleware).unshift(async (ctx, next) => {
     seenByKoa.push(ctx.originalUrl);
     await next();
   });

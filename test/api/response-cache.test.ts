@@ -247,7 +247,7 @@ mounted('the service answers a repeated URL from the fast path: same bytes, one 
   const up = await startUpstream({ routes: { '/page': respond(200, PAGE, { 'content-type': 'text/html; charset=utf-8' }) } });
   const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' });
   try {
-    const stack = svc.app.koa.middleware as Koa.Middleware[];
+    const stack = svc.app.koa.middleware;
     const cache = stack.find(isResponseCache);
     assert.ok(cache, 'src/app.ts mounts the response cache');
     const names = stack.map((m) => (isResponseCache(m) ? 'responseCache' : m.name));
@@ -257,7 +257,7 @@ mounted('the service answers a repeated URL from the fast path: same bytes, one 
     const miss = await svc.request(path);
     const hit = await svc.request(path);
     assert.is(miss.status, 200);
-    assert.is(cache!.size, 1);
+    assert.is(cache.size, 1);
     assert.equal(Buffer.from(hit.body), Buffer.from(miss.body));
     assert.is(hit.headers.get('cache-control'), 'public, max-age=43200');
   } finally {

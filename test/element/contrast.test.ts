@@ -70,7 +70,7 @@ for (const scheme of ['light', 'dark'] as const) {
         const out: [string, string, string][] = [];
         for (const id of ['ready', 'error']) {
           for (const part of ['title', 'description', 'host', 'badge']) {
-            const el = document.getElementById(id)!.shadowRoot!.querySelector(`[part=${part}]`)! as HTMLElement;
+            const el = document.getElementById(id)!.shadowRoot!.querySelector<HTMLElement>(`[part=${part}]`)!;
             if (el.hidden) continue;
             out.push([`${id} ${part}`, getComputedStyle(el).color, background(el)]);
           }

@@ -101,7 +101,7 @@ test('an image URL with query and fragment characters is encoded once into the p
 
 test('data-url with javascript: or data: is refused without a request: error state, no href', async () => {
   for (const [id, url] of [['js', 'javascript:window.pwned=8'], ['data', 'data:text/html,<script>window.pwned=9</script>'], ['relative', '/v1/metadata']]) {
-    await mount(tab.page, { 'data-url': url! }, id!);
+    await mount(tab.page, { 'data-url': url! }, id);
     await waitForState(tab.page, 'error', id);
     const card = await readCard(tab.page, id);
     assert.is(card.href, null, id);

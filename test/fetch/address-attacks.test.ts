@@ -129,7 +129,7 @@ test('a name that resolves to an IPv4-mapped loopback is refused', async () => {
 
 test('a name with a public and a private address is refused whole (checked without connecting)', async () => {
   const lookup = guardLookup(scriptedLookup(() => ['93.184.216.34', '10.0.0.1']));
-  const err = await rejection(promisify(lookup)('mixed.test', { all: true }) as Promise<unknown>);
+  const err = await rejection(promisify(lookup)('mixed.test', { all: true }));
   assert.instance(err, BlockedAddressError);
   assert.is((err as BlockedAddressError).address, '10.0.0.1');
   assert.is((err as BlockedAddressError).why, '10.0.0.0/8: private network (RFC 1918)');
@@ -137,7 +137,7 @@ test('a name with a public and a private address is refused whole (checked witho
 
 test('a name that resolves to Azure\'s host platform 168.63.129.16 is refused with its reason (checked without connecting)', async () => {
   const lookup = guardLookup(scriptedLookup((h) => (h === 'wire.test' ? ['168.63.129.16'] : null)));
-  const err = await rejection(promisify(lookup)('wire.test', { all: true }) as Promise<unknown>);
+  const err = await rejection(promisify(lookup)('wire.test', { all: true }));
   assert.instance(err, BlockedAddressError);
   assert.is((err as BlockedAddressError).address, '168.63.129.16');
   assert.is((err as BlockedAddressError).why, '168.63.129.16/32: Azure host platform (WireServer): VM configuration, reachable from every Azure VM');

@@ -32,7 +32,7 @@ for (const [protocol, transport] of [
       if (transport.connection) want.connection = transport.connection;
       assert.equal(seen, want);
       assert.is(up.requests[0]!.method, 'GET');
-      assert.ok(carriesOurVia(seen.via as string), 'our Via is recognisable by the loop check');
+      assert.ok(carriesOurVia(seen.via), 'our Via is recognisable by the loop check');
       assert.is(OUR_VIA, '1.1 linkpeek');
     } finally {
       await close();

@@ -269,10 +269,17 @@ shared.run();
 
 const overload = suite('GET /v1/metadata past the fetch cap');
 overload('with every fetch slot and queue place taken, a request is a 503 with Retry-After, not a pile-up', async () => {
+  // The upstream says when the first request has arrived (so it holds the only slot) and answers
+  // it only once the second has been refused.
+  let arrived!: () => void;
+  const firstArrived = new Promise<void>((r) => (arrived = r));
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
   const up = await startUpstream({
     routes: {
       '/slow': async (_req, res) => {
-        await new Promise((r) => setTimeout(r, 500));
+        arrived();
+        await released;
         res.writeHead(200, html);
         res.end('<title>Slow</title>');
       },
@@ -281,8 +288,9 @@ overload('with every fetch slot and queue place taken, a request is a 503 with R
   const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '0' });
   try {
     const first = svc.request(q(up.url('/slow?a').href));
-    await new Promise((r) => setTimeout(r, 100));
+    await firstArrived;
     const second = await svc.request(q(up.url('/slow?b').href));
+    release();
     assert.is(second.status, 503);
     assert.equal(second.json, { code: 503, message: 'The service is busy; retry in a second.' });
     assert.is(second.headers.get('retry-after'), '1');
@@ -304,17 +312,24 @@ enrichment('what enrichers set in time is answered and cached; what one sets aft
     og.description = 'enriched in time';
     twitter.description = 'enriched in time';
   };
+  // The late enricher writes only once the first answer is out, and says when it has written.
+  let answered!: () => void;
+  const firstAnswered = new Promise<void>((r) => (answered = r));
+  let written!: () => void;
+  const lateWritten = new Promise<void>((r) => (written = r));
   const late: Enricher = async ({ og, twitter }) => {
-    await new Promise((r) => setTimeout(r, 250));
+    await firstAnswered;
     og.title = 'too late';
     twitter.title = 'too late';
+    written();
   };
   const svc = await startService({ RATE_LIMIT_MAX: '0', ENRICH_BUDGET_MS: '100' }, { enrichers: [inTime, late] });
   try {
     const first = await svc.request(q(up.url('/a').href));
+    answered();
     assert.is(first.status, 200);
     assert.equal([first.json.title, first.json.description], ['OG title', 'enriched in time']);
-    await new Promise((r) => setTimeout(r, 400)); // the late enricher has written by now
+    await lateWritten;
     // Another query string: past the response fast path, from the cached extraction.
     const cached = await svc.request(q(up.url('/a').href, { prefer: 'twitter' }));
     assert.equal([cached.json.title, cached.json.description], ['Twitter title', 'enriched in time']);

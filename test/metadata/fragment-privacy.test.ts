@@ -92,7 +92,7 @@ leak('with Redis: the shared extraction holds no fragment, and a second instance
     assert.is(first.json.url, page);
     const stored = await redis.get(`lp:x2:${key}`);
     assert.ok(stored, 'the extraction is in Redis');
-    assert.not.ok(stored!.includes('SECRET'), 'the shared store holds no fragment');
+    assert.not.ok(stored.includes('SECRET'), 'the shared store holds no fragment');
     const other = await b.request(q(page));
     assert.is(other.json.url, page);
     assert.not.ok(other.text.includes('SECRET'));

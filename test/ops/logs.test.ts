@@ -24,8 +24,8 @@ test('a quiet instance writes a request line within about a second', async () =>
     const res = await checkedRequest(`${svc.baseUrl}/openapi.yaml`);
     const line = await lineFor(svc.logs, res.headers.get('x-request-id')!, 2500);
     assert.ok(line, 'the line arrived');
-    assert.is(line!.url, '/openapi.yaml');
-    assert.is(line!.status, 200);
+    assert.is(line.url, '/openapi.yaml');
+    assert.is(line.status, 200);
   } finally {
     await svc.stop('SIGKILL');
   }

@@ -50,7 +50,7 @@ export async function startSafeBrowsingServer(key = 'test-key'): Promise<SafeBro
     req.on('data', (chunk: string) => (raw += chunk));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      let body: unknown = null;
+      let body: unknown;
       try {
         body = JSON.parse(raw);
       } catch {

@@ -16,7 +16,6 @@
 
 import dgram from 'node:dgram';
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import * as packet from 'dns-packet';
 
 export type QueryType = 'A' | 'AAAA';
@@ -131,7 +130,7 @@ export async function startWorldDns(): Promise<WorldDns> {
     later(delayMs, () => udp.send(sent, from.port, from.address, () => {}));
   });
   await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
-  const port = (udp.address() as AddressInfo).port;
+  const port = (udp.address()).port;
 
   // TCP on the same port number (c-ares retries a truncated answer there): 2-byte length framing.
   const sockets = new Set<net.Socket>();

@@ -129,5 +129,5 @@ function serverFor(
   if (protocol === 'https') return https.createServer({ ...tls }, onRequest);
   const server = http2.createSecureServer({ ...tls, allowHTTP1: true }, onRequest);
   server.on('sessionError', () => {});
-  return server as unknown as net.Server;
+  return server;
 }
