@@ -6,9 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import { RateLimited } from '../errors.js';
 import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
+import { DATA_PATHS } from '../routes.js';
 import { clientIp } from './client-ip.js';
-
-export const LIMITED_PATHS: ReadonlySet<string> = new Set(['/v1/metadata', '/v1/cors-proxy']);
 
 /** The headers every counted request carries, allowed or not (SPEC.md "Limits"). */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
@@ -32,7 +31,7 @@ export function handOverCounted(req: IncomingMessage, decision: RateDecision): v
 export function rateLimit(store: RateLimitStore | null, onLimited: (path: string) => void = () => {}) {
   return async function rateLimit(ctx: Context, next: Next): Promise<void> {
     ctx.state.clientIp = clientIp(ctx.req, ctx.app.proxy);
-    if (store === null || !LIMITED_PATHS.has(ctx.path)) return next();
+    if (store === null || !DATA_PATHS.has(ctx.path)) return next();
     const decision = counted.get(ctx.req) ?? (await store.hit(ctx.state.clientIp));
     ctx.set(rateLimitHeaders(decision));
     if (!decision.allowed) {
