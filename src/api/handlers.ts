@@ -18,10 +18,6 @@ import { OPENAPI_PATH, type Operations } from './router.js';
 import { ServerTiming } from './server-timing.js';
 import { StaticAsset } from '../assets/static-asset.js';
 
-function assetNotFound(_c: ApiContext, ctx: Context): never {
-  throw new NotFound(ctx.path);
-}
-
 /** Answers `ctx` with the image at `target`, fetched on behalf of the client at IP `client`. */
 export type ImageProxy = (ctx: Context, target: URL, client?: string) => Promise<void>;
 
@@ -64,13 +60,6 @@ export function createHandlers({ config, metadata, proxy, health, metrics, respo
       const target = parseTarget(query.url, targetOptions);
       await proxy(ctx, target, requestingClient(ctx));
     },
-
-    // Served by the asset routes in front of the router (src/assets/routes.ts); what reaches
-    // here is a file they do not have.
-    getComponent: assetNotFound,
-    getShowcase: assetNotFound,
-    getDocs: assetNotFound,
-    getDocsFile: assetNotFound,
 
     getHealth(_c: ApiContext, ctx: Context) {
       const report = health.report();
