@@ -1,7 +1,7 @@
 // npm run accuracy — scans every page of the shared corpus (../shared/corpus, beside the repo) and
 // prints per-field coverage, agreement with what the peers' own test suites expect
 // (corpus/expected), every disagreement, the readability check (no U+FFFD, no mojibake in title
-// or description) and how many pages carry og:/twitter: tags after `<body>` (issue 3).
+// or description) and how many pages carry og:/twitter: tags after `<body>`.
 // The peers' expectations are other libraries' rules, not our spec: a sanity signal only.
 // Skips with a message when the corpus is absent (a fresh clone has none).
 

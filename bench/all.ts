@@ -1,9 +1,10 @@
-// npm run bench — every benchmark, one summary table (issue 9).
+// npm run bench — every benchmark, one summary table.
 //
 //   end to end, uncached   bench/e2e.ts     LinkPeek and the four peers behind the same HTTP front
 //   cached hits            bench/cached.ts  LinkPeek's fast path beside bare Koa and bare openapi-backend
 //   bytes read             bench/bytes.ts   share of each page pulled before the answer was complete
 //   memory                 bench/memory.ts  RSS before and after 10,000 uncached requests (default and small caches)
+//   world                  bench/world.ts   LinkPeek at its defaults in a simulated internet (host names, latency, TLS, DNS stalls)
 //   and, spawned as they are when present: bench:extract, bench:proxy, bench/probe-cost.ts,
 //   bench:stalls (Redis stall and fair fetch slots; it writes bench/results/stalls.md itself)
 //
@@ -13,7 +14,7 @@
 // the same round (then the median of those ratios).
 //
 // Options: --runs N (3), --duration S (5, seconds per measured e2e run), --cached-duration S (4),
-// --memory-requests N (10000), --only e2e,cached,bytes,memory,children (all), --out FILE
+// --memory-requests N (10000), --only e2e,cached,bytes,memory,world,children (all), --out FILE
 // (bench/results/latest.md). The corpus is ../shared/corpus; without it only the spawned
 // benchmarks run (they skip themselves when they need it).
 
@@ -29,6 +30,8 @@ import { corpusPresent, REPO_ROOT } from './lib/corpus.js';
 import { PEER_NAMES } from './lib/contenders.js';
 import { median, percentile, spread } from './lib/stats.js';
 import { runMemory, type MemoryResult } from './memory.js';
+import { runWorldBench } from './world.js';
+import type { WorldRow } from './world/report.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -36,7 +39,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '5' },
     'cached-duration': { type: 'string', default: '4' },
     'memory-requests': { type: 'string', default: '10000' },
-    only: { type: 'string', default: 'e2e,cached,bytes,memory,children' },
+    only: { type: 'string', default: 'e2e,cached,bytes,memory,world,children' },
     out: { type: 'string', default: path.join(REPO_ROOT, 'bench/results/latest.md') },
   },
 });
@@ -45,15 +48,7 @@ const only = new Set(args.only!.split(','));
 const log = (line: string) => console.log(line);
 const started = Date.now();
 
-interface Row {
-  benchmark: string;
-  metric: string;
-  ours: string;
-  against: string;
-  ratio: string;
-  target: string;
-  met: string;
-}
+type Row = WorldRow;
 const rows: Row[] = [];
 const details: string[] = [];
 
@@ -250,6 +245,14 @@ if (corpusPresent() && only.has('memory')) {
   if (c64.length) {
     rows.push({ benchmark: 'memory', metric: 'peak RSS MB during the e2e c=64 runs', ours: spread(c64), against: '', ratio: '', target: '', met: '—' });
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+if (corpusPresent() && only.has('world')) {
+  log(`\n## World (${runs} runs: corpus under its host names, probes on and off, DNS stall, image host hang, name cache)`);
+  const world = await runWorldBench({ runs, concurrency: 16, only: new Set(['defaults', 'stall', 'hang', 'cache']), log });
+  rows.push(...world.rows);
+  details.push('', 'World (bench/world.ts)', '', ...world.details);
 }
 
 // ---------------------------------------------------------------------------------------------

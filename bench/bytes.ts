@@ -1,4 +1,4 @@
-// Bytes read (issue 9): what share of each page LinkPeek pulled from the upstream before its
+// Bytes read: what share of each page LinkPeek pulled from the upstream before its
 // answer was complete. Measured in this process with the service's own pipeline — safeFetch (the
 // real fetcher, over real HTTP to the local upstream) then scanHead, exactly as
 // src/metadata/service.ts calls them — counting every decoded body byte the scan pulled from

@@ -1,4 +1,4 @@
-// Cached hits (issue 9): repeated requests for URLs LinkPeek already answered, beside a bare Koa
+// Cached hits: repeated requests for URLs LinkPeek already answered, beside a bare Koa
 // app and a bare openapi-backend route, each in its own process started fresh per run, the load
 // generator in another, runs interleaved with the order rotating. LinkPeek keeps its rate limiter
 // on (a budget too large to be reached) so hits pay for it as in service. The 392 corpus URLs are

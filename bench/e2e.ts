@@ -1,4 +1,4 @@
-// End to end, uncached (issue 9): a local upstream (its own process) serves the corpus; each
+// End to end, uncached: a local upstream (its own process) serves the corpus; each
 // contender (its own process, started fresh per run) is asked by autocannon (its own process) for
 // pages it has never seen (/page/<name>?v=<run>-<n>), at each concurrency, for a fixed duration.
 // Runs are interleaved — run 1 of every contender at c=16, then at c=64, then run 2… — and the

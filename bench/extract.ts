@@ -1,5 +1,5 @@
 // npm run bench:extract — scanner + rules over the corpus pages held in memory, beside
-// open-graph-scraper and metascraper given the same HTML in memory, in the same run (issue 3
+// open-graph-scraper and metascraper given the same HTML in memory, in the same run (targets
 // "Speed": target ≥ 30× the faster peer in pages/s, < 10% of page bytes consumed at the median).
 // Reads ../shared/corpus when present; skips with a message when absent.
 // BENCH_ROUNDS (default 5) sets how many passes over the corpus our pipeline makes; the peers make

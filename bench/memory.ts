@@ -1,4 +1,4 @@
-// Memory over a long run (issue 9): LinkPeek started fresh, warmed with 1,000 uncached requests,
+// Memory over a long run: LinkPeek started fresh, warmed with 1,000 uncached requests,
 // then asked for `batches` × `perBatch` pages it has never seen at concurrency 64. VmRSS after the
 // warm-up is the start; VmRSS after each batch shows whether it levels off once the bounded
 // caches (CACHE_MAX_ENTRIES / CACHE_MAX_BYTES, and the response cache) are full. Run twice by

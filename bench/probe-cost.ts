@@ -1,5 +1,5 @@
-// tsx bench/probe-cost.ts — what the image and favicon probes (issue 6) add to an uncached
-// /v1/metadata answer, reported apart from the end-to-end benchmark (issue 9).
+// tsx bench/probe-cost.ts — what the image and favicon probes add to an uncached
+// /v1/metadata answer, reported apart from the end-to-end benchmark.
 //
 // Two processes: the upstream (a child: pages, each naming an og:image, a twitter:image and an
 // icon, and those images), and this one, which runs two apps from src/app.ts side by side — one

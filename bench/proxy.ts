@@ -1,4 +1,4 @@
-// npm run bench:proxy — the image proxy beside the same image served directly (issue 5).
+// npm run bench:proxy — the image proxy beside the same image served directly.
 //
 // Three processes: the upstream (a plain HTTP/1.1 server holding a 5 MB PNG in memory), the
 // proxy (this process: the real app from src/app.ts with proxyImage mounted), and the load
@@ -15,7 +15,7 @@
 //   RSS         of the proxy process, sampled every 100 ms over 1,000 proxied 5 MB images at
 //               concurrency 20: flat means the images are streamed, not buffered
 //
-// Target (issue 5): proxied throughput ≥ 70% of direct. Options: --rounds N (3), --requests N
+// Target: proxied throughput ≥ 70% of direct. Options: --rounds N (3), --requests N
 // (200 per round), --concurrency N (20), --rss-images N (1000).
 
 import { fork, type ChildProcess } from 'node:child_process';

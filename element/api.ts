@@ -1,5 +1,5 @@
 // Where the element talks to: the API origin and the two endpoints it uses, through the SDK
-// generated from openapi.yaml (issue 7: "It consumes the generated SDK").
+// generated from openapi.yaml, so the element and the server share one contract.
 import { getMetadata } from '../generated/sdk.gen.js';
 import type { Metadata } from '../generated/types.gen.js';
 import { isMetadata } from './metadata-guard.js';
@@ -24,7 +24,7 @@ export function apiBase(endpoint: string | undefined): string | null {
   return resolved && resolved.replace(/[?#].*$/, '').replace(/\/(v1\/metadata\/?)?$/, '');
 }
 
-/** The image proxy on the API's origin (SPEC.md "GET /v1/cors-proxy"). */
+/** The image proxy on the API's origin (docs/SPEC.md "GET /v1/cors-proxy"). */
 export const proxied = (base: string, imageUrl: string) => `${base}/v1/cors-proxy?url=${encodeURIComponent(imageUrl)}`;
 
 /**

@@ -1,9 +1,9 @@
 // The card's fixed markup. No untrusted value is ever part of it: the element fills the
-// pieces with textContent and checked URLs only (issue 7 "Untrusted data").
+// pieces with textContent and checked URLs only: the data comes from untrusted pages.
 import type { ApiError, SafetyTag } from '../generated/types.gen.js';
 
 /**
- * The whole card is one link; rel drops the opener and the referrer (issue 7). Its accessible
+ * The whole card is one link; rel drops the opener and the referrer. Its accessible
  * name is badge + title + host, and the description is its accessible description, so a screen
  * reader announces a short link name instead of the whole card text.
  */
@@ -17,7 +17,7 @@ export const CARD_HTML =
   '<div part="site" class="s"><img part="favicon" alt="" width="16" height="16" referrerpolicy="no-referrer"><span part="host" class="h" id="h"></span></div>' +
   '</div></a>';
 
-/** Readable badge text per safety tag (SPEC.md "SafetyTag"). */
+/** Readable badge text per safety tag (docs/SPEC.md "SafetyTag"). */
 export const SAFETY_LABELS: Record<SafetyTag, string> = {
   adult: 'Adult content',
   security_threat: 'Security threat',

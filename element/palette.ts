@@ -1,5 +1,5 @@
 // The card's colours, light and dark, as data: styles.ts turns them into CSS custom properties
-// and test/element/contrast.test.ts checks every text pair against WCAG 2.2 AA (issue 7).
+// and test/element/contrast.test.ts checks every text pair against WCAG 2.2 AA.
 // Each default can be overridden by the page with the public property named in `theme`.
 
 export interface Palette {

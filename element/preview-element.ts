@@ -1,4 +1,4 @@
-// <linkpeek-preview>: renders one link-preview card in its shadow DOM (issue 7).
+// <linkpeek-preview>: renders one link-preview card in its shadow DOM.
 //   data-url       a page URL: its Metadata is fetched from the API
 //   data-meta      Metadata JSON already at hand: rendered without any request (wins over data-url)
 //   data-endpoint  the API base URL; default: the origin component.js was loaded from
@@ -32,7 +32,7 @@ export class LinkPeekPreview extends HTMLElement {
     this.#schedule();
   }
 
-  /** A removed element cancels its request (issue 7). */
+  /** A removed element cancels its request. */
   disconnectedCallback() {
     this.#request?.abort();
     this.#request = undefined;

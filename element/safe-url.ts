@@ -1,4 +1,4 @@
-// Only http(s) URLs may reach href and src (issue 7 "Untrusted data"): javascript:, data:,
+// Only http(s) URLs may reach href and src, since the data is untrusted: javascript:, data:,
 // blob:, file: and relative or malformed values are dropped, never rewritten.
 
 /** The absolute http(s) form of `value`, or null for anything else. */

@@ -1,6 +1,6 @@
 // The card's stylesheet. Colours come from palette.ts; every one can be themed from the page
 // through its --linkpeek-* custom property, and every piece is reachable with ::part().
-// Light and dark follow prefers-color-scheme (issue 7).
+// Light and dark follow prefers-color-scheme.
 import { DARK, LIGHT, THEME_PROPERTIES, type Palette } from './palette.js';
 
 const variables = (palette: Palette) =>

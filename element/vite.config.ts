@@ -1,4 +1,4 @@
-// Builds the element to one minified ES module, dist/element/component.js (issue 7), and prints
+// Builds the element to one minified ES module, dist/element/component.js, and prints
 // its gzip size; the build fails above the 8 KB budget (test/element/bundle.test.ts checks too).
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -40,7 +40,7 @@ export default defineConfig({
       formats: ['es'],
       fileName: () => 'component.js',
     },
-    // PITFALLS.md "Vite 8": library mode keeps whitespace in ES output without this.
+    // Vite 8's library mode keeps whitespace in ES output without this.
     rolldownOptions: { output: { minify: true } },
   },
 });

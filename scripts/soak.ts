@@ -1,4 +1,4 @@
-// npm run soak (issue 8): 10,000 requests at concurrency 100 from many client addresses
+// npm run soak: 10,000 requests at concurrency 100 from many client addresses
 // (127.0.0.2 … 127.0.0.201) against upstreams that are correct, slow, dripping, resetting and huge.
 // Everything runs on loopback. Pass: zero 5xx, zero unhandled rejections, every request ended by
 // the fetch deadline + 1 s, RSS after GC within +10% of the start, open descriptors back to the

@@ -1,5 +1,6 @@
-// createApp(config, deps): the Koa app and the order of its middleware (STYLE.md 9). Only
-// src/main.ts listens; tests build the app with their own deps and listen on port 0.
+// createApp(config, deps): the Koa app and the order of its middleware. Stores and fetchers are
+// passed in; only src/main.ts listens; tests build the app with their own deps and listen on
+// port 0.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
@@ -41,12 +42,8 @@ import { createImageProxy } from './proxy/proxy.js';
 import { createSafetyCheck, type SafetyCheck } from './safety/index.js';
 import { Failover } from './store/failover.js';
 import { connectRedis } from './store/redis.js';
-import {
-  FallbackRateLimitStore,
-  MemoryRateLimitStore,
-  RedisRateLimitStore,
-  type RateLimitStore,
-} from './store/rate-limit.js';
+import { FallbackRateLimitStore, MemoryRateLimitStore, type RateLimitStore } from './store/rate-limit.js';
+import { RedisRateLimitStore } from './store/rate-limit-redis.js';
 
 export interface AppDeps {
   logger?: Logger;
@@ -189,7 +186,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   };
 }
 
-/** safeFetch with its duration and outcome counted (issue 8: upstream fetch durations and outcomes). */
+/** safeFetch with its duration and outcome counted (upstream fetch durations and outcomes). */
 function instrumented(safeFetch: SafeFetch, metrics: Metrics): SafeFetch {
   return async (url, options) => {
     const done = metrics.upstreamDuration.startTimer();
@@ -218,7 +215,7 @@ function createFailover(config: Config, redis: Redis, logger: Logger): Failover 
 
 function createRateLimitStore(config: Config, redis: Redis | null, failover: Failover | null): RateLimitStore | null {
   if (config.rateLimitMax === 0) return null;
-  // SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
+  // docs/SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
   const opts = { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
   const memory = new MemoryRateLimitStore(opts);
   return redis && failover ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts, config.redisKeyPrefix), memory, failover) : memory;

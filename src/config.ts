@@ -1,4 +1,4 @@
-// Configuration is declared once (STYLE.md 8): every setting, its default and its check.
+// Configuration is declared once: every setting, its default and its check.
 // Only src/main.ts reads process.env and hands it to loadConfig; everything else receives Config.
 
 import { isIP } from 'node:net';
@@ -63,7 +63,7 @@ export interface Config {
   safeBrowsingUrl: string;
 
   shutdownGraceMs: number;
-  /** Slow-client limits of the HTTP server (issue 8), tighter than Node's 60 s / 300 s. */
+  /** Slow-client limits of the HTTP server, tighter than Node's 60 s / 300 s. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -94,7 +94,7 @@ export function loadConfig(env: Env = {}): Config {
     publicBaseUrl: read.httpUrlOrNull('PUBLIC_BASE_URL'),
     trustProxy: read.bool('TRUST_PROXY', false),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
-    // A public page rich in og and twitter tags (SPEC.md: the 302 "default showcase page").
+    // A public page rich in og and twitter tags (docs/SPEC.md: the 302 "default showcase page").
     showcaseUrl: read.httpUrl('SHOWCASE_URL', 'https://github.com/'),
     rateLimitMax: read.int('RATE_LIMIT_MAX', 20, { min: 0 }),
     rateLimitWindowMs: read.int('RATE_LIMIT_WINDOW_MS', 10_000, { min: 1 }),
@@ -118,7 +118,7 @@ export function loadConfig(env: Env = {}): Config {
     maxFetchesPerClient: read.int('MAX_FETCHES_PER_CLIENT', 8, { min: 0 }),
     maxFetchesPerHost: read.int('MAX_FETCHES_PER_HOST', 16, { min: 0 }),
     upstreamCaFile: read.stringOrNull('UPSTREAM_CA_FILE'),
-    dnsTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS
+    dnsTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS and ENRICH_BUDGET_MS
     dnsServers: read.nameserversOrNull('DNS_SERVERS'),
 
     cacheTtlMs: read.int('CACHE_TTL_MS', 12 * 60 * 60 * 1000, { min: 0 }),
@@ -139,8 +139,13 @@ export function loadConfig(env: Env = {}): Config {
     keepAliveTimeoutMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 1 }),
     gcHeapGrowthPercent: read.int('GC_HEAP_GROWTH_PERCENT', 50, { min: 0, max: 300 }),
   };
-  // 2 s (below the 3 s connect deadline), and never more than half of a shorter fetch deadline.
-  config.dnsTimeoutMs = read.int('DNS_TIMEOUT_MS', Math.max(1, Math.min(2_000, Math.floor(config.fetchTimeoutMs / 2))), { min: 1 });
+  // 2 s at most (below the 3 s connect deadline), never more than half of a shorter fetch
+  // deadline, and no longer than the enrichment budget (1.5 s by default; 500 ms at the least): a
+  // lookup that outlives the budget makes the probe of a host that never answers wait its whole
+  // budget, and then the next page's probe wait again for the rest of the lookup, where one within
+  // the budget has failed, and is remembered, by the time the budget ends.
+  const dnsDefault = Math.min(2_000, Math.floor(config.fetchTimeoutMs / 2), Math.max(500, config.enrichBudgetMs));
+  config.dnsTimeoutMs = read.int('DNS_TIMEOUT_MS', Math.max(1, dnsDefault), { min: 1 });
   // A lookup that may outlive the fetch deadline would turn every DNS stall into a fetch timeout.
   if (config.dnsTimeoutMs >= config.fetchTimeoutMs) {
     throw new ConfigError('DNS_TIMEOUT_MS', `must be below FETCH_TIMEOUT_MS (${config.fetchTimeoutMs})`);

@@ -1,8 +1,9 @@
-// Typed errors, and the one place where they become HTTP (STYLE.md 3 and 4).
+// Typed errors, and the one place where they become HTTP. A missing field is null, never an
+// exception: only bad input and failed fetches throw.
 //
 // Every error the service raises on purpose is a LinkPeekError with a stable `code`. Only client
 // errors expose their message; anything else becomes a 500 whose body never shows a stack.
-// The body shape depends on the endpoint (SPEC.md "Errors"): the metadata endpoint answers
+// The body shape depends on the endpoint (docs/SPEC.md "Errors"): the metadata endpoint answers
 // ValidationError for 400 and `{code, message}` otherwise; the image proxy answers `{error}`.
 
 import { failures, type FetchFailure } from './fetch/fetch-failure.js';
@@ -49,7 +50,7 @@ export class InvalidInput extends LinkPeekError {
   }
 }
 
-/** `/v1/metadata` without `url`: answered with a 302 to the showcase page (SPEC.md notes 1). */
+/** `/v1/metadata` without `url`: answered with a 302 to the showcase page (docs/SPEC.md notes 1). */
 export class MissingUrl extends LinkPeekError {
   readonly code = 'MISSING_URL';
   constructor() {
@@ -150,7 +151,7 @@ export function describeError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Which body shape an endpoint speaks (SPEC.md "Errors"). */
+/** Which body shape an endpoint speaks (docs/SPEC.md "Errors"). */
 export type ErrorSurface = 'metadata' | 'proxy';
 
 export interface HttpError {

@@ -8,9 +8,9 @@
 // collections, so at 64 concurrent pages the dead buffers piled up to ~60 MB (a forced full
 // collection left 5–8 MB live), and glibc kept that RSS afterwards. With 50% growth, full
 // collections run about three times as often; the live heap is small (~25 MB), so each is cheap.
-// Measured (bench e2e, c=64, 3 runs each, this 2-core machine): peak RSS 192–236 MB with V8's
-// own growth, 171–176 MB at 50%, 175–179 MB at 40%, 167–175 MB at 60%; 30% reached 164–170 MB but
-// cost about 15% more CPU a page (concurrent marking). Throughput moved less than the noise.
+// 50% is the default because it keeps peak RSS near the lowest seen without a CPU cost: growth
+// below about 40% makes concurrent marking cost noticeably more CPU a page, and throughput does
+// not depend on it (the runs are in bench/results/tuning.md).
 
 import v8 from 'node:v8';
 

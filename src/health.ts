@@ -1,4 +1,4 @@
-// What /healthz reports (issue 8): whether this instance answers, whether its shared stores are
+// What /healthz reports: whether this instance answers, whether its shared stores are
 // reachable, how late its event loop runs and whether its upstream fetch slots are saturated. A
 // load balancer reads `status`; people read the rest.
 //

@@ -4,8 +4,8 @@ import type { Config } from './config.js';
 /**
  * Log lines are gathered to 4 KiB and written together, synchronously; a quiet instance's lines
  * go out within a second (periodicFlush), and whatever is pending when the process exits is
- * written then. One line per request made one write call per request: about a ninth of a
- * cached hit's CPU (bench/cached.ts, 34 → 30 µs per hit). A SIGKILL loses at most 4 KiB of lines.
+ * written then. A write call per request line would cost about a ninth of a cached hit's CPU
+ * (bench/cached.ts). A SIGKILL loses at most 4 KiB of lines.
  */
 const FLUSH_AT_BYTES = 4096;
 const FLUSH_EVERY_MS = 1000;
@@ -22,7 +22,7 @@ function bufferedStdout(): DestinationStream {
   return stdout;
 }
 
-/** The service's logger: JSON lines on stdout, one per request plus warnings (DESIGN.md "logs"). */
+/** The service's logger: JSON lines on stdout, one per request plus warnings. */
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'linkpeek' } }, bufferedStdout());
 }

@@ -1,4 +1,4 @@
-// The entry point: the only reader of process.env (STYLE.md 8). Builds the dependencies from
+// The entry point: the only reader of process.env. Builds the dependencies from
 // Config, listens, and stops gracefully on SIGTERM and SIGINT.
 
 import { createApp } from './app.js';

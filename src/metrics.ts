@@ -1,4 +1,4 @@
-// Prometheus metrics (issue 8), one registry per app so two apps in one process (tests) never
+// Prometheus metrics, one registry per app so two apps in one process (tests) never
 // share counters. Names follow Prometheus conventions: a unit suffix, _total on counters.
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';

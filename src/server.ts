@@ -1,4 +1,4 @@
-// The HTTP server around the app (issue 8): timeouts that keep slow clients from holding
+// The HTTP server around the app: timeouts that keep slow clients from holding
 // sockets, and a graceful stop that lets requests in flight finish.
 
 import http from 'node:http';

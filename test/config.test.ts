@@ -17,7 +17,8 @@ test('the defaults are the documented ones', () => {
   assert.is(c.maxImageBytes, 8 * 1024 * 1024);
   assert.is(c.showcaseUrl, 'https://github.com/');
   assert.is(c.gcHeapGrowthPercent, 50);
-  assert.is(c.dnsTimeoutMs, 2000);
+  assert.is(c.dnsTimeoutMs, 1500);
+  assert.ok(c.dnsTimeoutMs <= c.enrichBudgetMs);
   assert.ok(c.dnsTimeoutMs < c.connectTimeoutMs);
   assert.is(c.dnsServers, null);
 });
@@ -30,6 +31,13 @@ test('DNS_SERVERS: IPv4 and bracketed IPv6, each with an optional port', () => {
 test('DNS_TIMEOUT_MS defaults to at most half a shorter fetch deadline', () => {
   assert.is(loadConfig({ FETCH_TIMEOUT_MS: '1000' }).dnsTimeoutMs, 500);
   assert.is(loadConfig({ DNS_TIMEOUT_MS: '700' }).dnsTimeoutMs, 700);
+});
+
+test('DNS_TIMEOUT_MS defaults to no longer than the enrichment budget, 500 ms at the least, 2 s at most', () => {
+  assert.is(loadConfig({ ENRICH_BUDGET_MS: '1000' }).dnsTimeoutMs, 1000);
+  assert.is(loadConfig({ ENRICH_BUDGET_MS: '100' }).dnsTimeoutMs, 500);
+  assert.is(loadConfig({ ENRICH_BUDGET_MS: '5000' }).dnsTimeoutMs, 2000);
+  assert.is(loadConfig({ ENRICH_BUDGET_MS: '1000', DNS_TIMEOUT_MS: '1800' }).dnsTimeoutMs, 1800);
 });
 
 const bad: Array<[Record<string, string>, string]> = [

@@ -1,5 +1,5 @@
 // Runs every test/**/*.test.ts with uvu (through tsx), one process per file, and ends with the
-// line CI reads: "N passed, N failed" (uvu prints Total/Passed/Skipped only; PITFALLS.md "uvu 0.5").
+// line CI reads: "N passed, N failed" (uvu 0.5 prints Total/Passed/Skipped only).
 // One process per file keeps suites from sharing state (servers, timers, Redis clients), and a
 // file that hangs is named and killed at FILE_TIMEOUT_MS instead of stalling the whole run.
 // Usage: node test/run.mjs [path-prefix]   e.g. node test/run.mjs fetch/

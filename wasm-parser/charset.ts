@@ -1,5 +1,5 @@
 // Which charset turns a page's bytes into readable text, and the small parsers that feed that
-// choice (issue 3 "Any charset, aiming at readable text"). The order, strongest first:
+// choice. The order, strongest first:
 //   1. a byte order mark (WHATWG Encoding "decode": the BOM wins over every label);
 //   2. bytes that are valid UTF-8 are UTF-8, whatever is declared: real pages often declare a
 //      charset they are not stored in (the corpus has gb2312, windows-1251 and iso-8859-1 pages
@@ -11,8 +11,9 @@
 // Labels in 3 and 4 that say UTF-8 when the bytes are not come last, as the bytes disprove them;
 // when nothing else is declared they still win over 5, lossy, if the bytes are mostly UTF-8 (a
 // stray byte in a UTF-8 page), but not for windows-1252 text labelled UTF-8.
-// lol-html in html-rewriter-wasm reads UTF-8 only (PITFALLS.md), so every other choice is decoded
-// with TextDecoder (full ICU here) and re-encoded as UTF-8 before it reaches the rewriter.
+// lol-html in html-rewriter-wasm reads UTF-8 only (it has no encoding option), so every other
+// choice is decoded with TextDecoder (full ICU here) and re-encoded as UTF-8 before it reaches
+// the rewriter.
 
 export type CharsetBasis = 'bom' | 'valid-utf8' | 'http' | 'meta' | 'default';
 

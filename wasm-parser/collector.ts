@@ -20,7 +20,7 @@ export const COLLECT_LIMITS = {
   titleChars: 64 * 1024,
 };
 
-/** The meta keys whose content is a preview image URL (SPEC.md ImageMetadata sources). */
+/** The meta keys whose content is a preview image URL (docs/SPEC.md ImageMetadata sources). */
 const IMAGE_KEYS = new Set(['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src']);
 
 export class TagCollector {

@@ -1,4 +1,4 @@
-// The head scanner's entry point (DESIGN.md "wasm-parser/"): page bytes in, the raw tags of the
+// The head scanner's entry point: page bytes in, the raw tags of the
 // head out, reading no further than the first `<body>` start tag.
 
 import { HeadScanner } from './scanner.js';

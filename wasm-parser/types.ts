@@ -1,5 +1,5 @@
 // What the head scanner hands to the rules: the raw tags of a page's head, in document order,
-// entity-decoded, before any interpretation. No URL logic here (DESIGN.md "wasm-parser/").
+// entity-decoded, before any interpretation. No I/O and no URL logic here.
 
 /** One `<meta>` element. Attribute names are matched case-insensitively; values are raw text. */
 export interface RawMeta {

@@ -1,4 +1,4 @@
-// The two baselines of the cached-hit benchmark (issue 9), each its own process:
+// The two baselines of the cached-hit benchmark, each its own process:
 //   koa      a bare Koa app answering a small JSON object to every request
 //   openapi  Koa + a bare openapi-backend route: GET /v1/metadata with one required `url` query
 //            parameter (format uri) validated and coerced as src/api/router.ts configures it

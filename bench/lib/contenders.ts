@@ -40,7 +40,7 @@ export interface Contender {
 }
 
 /**
- * LinkPeek as the comparison with the peers needs it (issue 9): loopback upstreams allowed, no
+ * LinkPeek as the comparison with the peers needs it: loopback upstreams allowed, no
  * rate limit, no image/favicon probes, no remote safety lookup, no Redis; request logs at the
  * default level (info), written to /dev/null, so LinkPeek pays for its logging as it would in service.
  * No per-client or per-destination share of fetch slots either: the one load generator stands for

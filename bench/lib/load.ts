@@ -1,4 +1,4 @@
-// The load generator, in its own process (issue 9): autocannon against one contender, its request
+// The load generator, in its own process: autocannon against one contender, its request
 // paths made by a rule given on the command line, the summary printed as one JSON line on stdout.
 //
 //   node --import tsx bench/lib/load.ts '<json LoadSpec>'

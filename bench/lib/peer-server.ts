@@ -1,4 +1,4 @@
-// One peer library behind the same minimal node:http front (issue 9): GET /?url=<page> → the
+// One peer library behind the same minimal node:http front: GET /?url=<page> → the
 // library's metadata as JSON, 500 with {error} when it throws. Every contender pays for an HTTP
 // front and a JSON answer; none probes images or asks a remote service. Options are each library's
 // defaults except where noted (oEmbed off: it would send unfurl.js to hosts this machine cannot reach).

@@ -1,4 +1,4 @@
-// The fixture upstream of the end-to-end benchmarks, in its own process (issue 9): serves every
+// The fixture upstream of the end-to-end benchmarks, in its own process: serves every
 // corpus page at /page/<name>?v=<anything> with its declared content-type, and counts how many
 // bytes of each page it handed to the socket before the response finished or the client closed.
 //

@@ -1,37 +1,34 @@
-// Who is asking, for rate limiting (SPEC.md "Authentication": clients are identified only by IP).
+// Who is asking, for rate limiting (docs/SPEC.md "Authentication": clients are identified only by IP).
 // The socket address, unless TRUST_PROXY is set: then the last X-Forwarded-For entry, the one our
-// own load balancer appended; earlier entries are the caller's to forge (DESIGN.md "Client IP").
+// own load balancer appended; earlier entries are the caller's to forge.
 // This is what Koa's ctx.ip gives with `proxy: true, maxIpsCount: 1`, read from the bare request
 // so that the cached-hit fast path (api/fast-path.ts), which runs before Koa, agrees with it.
 
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { clientOf, type Client } from '../client-key.js';
 
-/** A keep-alive connection asks many times: its canonical address is worked out once. */
-const bySocket = new WeakMap<Socket, string>();
+/** A keep-alive connection asks many times: its address is parsed once (a few µs a parse). */
+const bySocket = new WeakMap<Socket, Client>();
 
-/** The client address in one canonical spelling: `::ffff:127.0.0.2` and `127.0.0.2` are one client. */
-export function clientIp(req: IncomingMessage, trustProxy: boolean): string {
+/** The client of a request: its canonical address and the key its budget is counted under. */
+export function requestClient(req: IncomingMessage, trustProxy: boolean): Client {
   if (trustProxy) {
     const header = req.headers['x-forwarded-for'];
     const forwarded = Array.isArray(header) ? header.join(',') : header;
     const last = forwarded ? forwarded.slice(forwarded.lastIndexOf(',') + 1).trim() : '';
-    if (last !== '') return canonical(last);
+    if (last !== '') return clientOf(last);
   }
   const socket = req.socket;
-  let ip = bySocket.get(socket);
-  if (ip === undefined) {
-    ip = canonical(socket.remoteAddress || 'unknown');
-    bySocket.set(socket, ip);
+  let client = bySocket.get(socket);
+  if (client === undefined) {
+    client = clientOf(socket.remoteAddress || 'unknown');
+    bySocket.set(socket, client);
   }
-  return ip;
+  return client;
 }
 
-function canonical(raw: string): string {
-  try {
-    return ipaddr.process(raw).toString();
-  } catch {
-    return raw;
-  }
+/** The client address in one canonical spelling: `::ffff:127.0.0.2` and `127.0.0.2` are one client. */
+export function clientIp(req: IncomingMessage, trustProxy: boolean): string {
+  return requestClient(req, trustProxy).ip;
 }

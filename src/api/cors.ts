@@ -1,4 +1,4 @@
-// Every response may be read cross-origin (DESIGN.md "CORS"): the element runs on other origins
+// Every response may be read cross-origin: the element runs on other origins
 // and calls /v1/metadata from there. Nothing is credentialed, so `*` gives nothing away.
 
 import type { Context, Next } from 'koa';

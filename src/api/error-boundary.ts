@@ -1,5 +1,5 @@
-// The one place errors become HTTP (STYLE.md 4). Everything below it throws typed errors from
-// src/errors.ts; this picks the body shape of the endpoint (SPEC.md "Errors") and never lets a
+// The one place errors become HTTP. Everything below it throws typed errors from
+// src/errors.ts; this picks the body shape of the endpoint (docs/SPEC.md "Errors") and never lets a
 // stack reach the client.
 
 import type { Context, Next } from 'koa';

@@ -1,4 +1,4 @@
-// Cached hits answered before Koa (issue 9: at least 70% of a bare Koa hello-world's req/s).
+// Cached hits answered before Koa (at least 70% of a bare Koa hello-world's req/s).
 // A repeated GET/HEAD /v1/metadata whose exact request target is in the response cache is the
 // hottest request this service gets, and Koa's per-request context and the middleware chain cost
 // as much as everything a hit needs. So the server's request listener answers it here, doing what
@@ -15,10 +15,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { carriesOurVia } from '../fetch/policy.js';
 import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
-import { clientIp } from './client-ip.js';
 import type { ResponseStore } from '../cache/response-store.js';
 import { PATHS } from '../routes.js';
 import { cachedAnswerHeaders } from './cached-answer.js';
+import { requestClient } from './client-ip.js';
 import { codedBody, preferredCoding, type CodedBodies, type Coding } from './content-coding.js';
 import { CORS_HEADERS, NOSNIFF } from './cors.js';
 import { handOverCounted, rateLimitHeaders } from './rate-limit.js';
@@ -72,14 +72,14 @@ export function withFastPath({ responses, limiter, trustProxy, logRequest, onHit
     if (body === undefined || (via !== undefined && carriesOurVia(via))) return full(req, res);
 
     const started = performance.now();
-    const ip = clientIp(req, trustProxy);
+    const { ip, key } = requestClient(req, trustProxy);
     if (limiter === null) return answer(req, res, body, started, ip, null);
     const decided = (decision: RateDecision) => {
       if (decision.allowed) return answer(req, res, body, started, ip, decision);
       handOverCounted(req, decision);
       full(req, res);
     };
-    const decision = limiter.hit(ip);
+    const decision = limiter.hit(key);
     if (decision instanceof Promise) {
       // The shared store never rejects (it falls back to memory); should it, Koa counts and answers.
       decision.then(decided, () => full(req, res));

@@ -1,5 +1,5 @@
 // A request that carries our own Via came from a LinkPeek instance: answering it would let a
-// caller point the service at itself and make it fetch itself in a loop (issue 4).
+// caller point the service at itself and make it fetch itself in a loop.
 
 import type { Context, Next } from 'koa';
 import { FetchLoop } from '../errors.js';

@@ -1,5 +1,5 @@
 // One handler per operationId of openapi.yaml, each thin: read the validated query, call the
-// service, set the spec's headers (SPEC.md "Endpoints").
+// service, set the spec's headers (docs/SPEC.md "Endpoints").
 
 import { readFileSync } from 'node:fs';
 import type { Context } from 'koa';
@@ -44,7 +44,7 @@ export function createHandlers({ config, metadata, proxy, health, metrics, respo
     async getMetadata(c: ApiContext, ctx: Context) {
       const query = c.request.query as unknown as Required<NonNullable<GetMetadataData['query']>>;
       const target = parseTarget(query.url, targetOptions);
-      // allow_fallback is reserved and has no effect (SPEC.md).
+      // allow_fallback is reserved and has no effect (docs/SPEC.md).
       const timing = new ServerTiming();
       try {
         const answer = await metadata.get(target, query.prefer ?? 'og', requestingClient(ctx), timing);

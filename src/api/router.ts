@@ -1,6 +1,6 @@
 // openapi-backend in front of the handlers: it matches the operation and validates and coerces
-// the query against openapi.yaml, the same document the SDK is generated from (DESIGN.md
-// "contract"). Settings that are off by default are switched on here (PITFALLS.md).
+// the query against openapi.yaml, the same document the SDK is generated from, so server
+// and clients share one contract. Settings that are off by default are switched on here.
 
 import path from 'node:path';
 import type { Context } from 'koa';
@@ -13,7 +13,7 @@ import { invalid, isMissingUrl, problemsOf } from './validation.js';
 
 export const OPENAPI_PATH = path.join(PACKAGE_ROOT, 'openapi.yaml');
 
-// ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped (PITFALLS.md).
+// ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped in `default`.
 type AddFormats = (ajv: unknown, formats: string[]) => unknown;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
 
@@ -36,7 +36,11 @@ export interface RouterOptions {
   showcaseLocation: string;
 }
 
-/** How openapi-backend validates: coercion, defaults, every error, `format: uri` (PITFALLS.md). */
+/**
+ * How openapi-backend validates. Each of these is off by default in openapi-backend 5.21: without
+ * them handlers get "false" strings and no defaults, hear only the first error, ignore `format: uri`
+ * and are reached by invalid requests.
+ */
 export const VALIDATION_OPTIONS = {
   strict: true,
   validate: true,
@@ -51,9 +55,14 @@ export const VALIDATION_OPTIONS = {
 export async function createRouter(operations: Operations, options: RouterOptions) {
   // quick: openapi.yaml is not validated against the OpenAPI schema at every start (that is a
   // test's job: test/api/routes.test.ts) and validators compile on first use. The start-up check
-  // compiled the whole OpenAPI 3.1 meta-schema: 0.4 s of blocked event loop and ~35 MB of
-  // resident memory the process kept (measured: 111 MB → 76 MB after init).
-  const api = new OpenAPIBackend({ definition: OPENAPI_PATH, ...VALIDATION_OPTIONS, quick: true });
+  // would compile the whole OpenAPI 3.1 meta-schema: about 0.4 s of blocked event loop and ~35 MB
+  // of resident memory the process keeps.
+  //
+  // ignoreTrailingSlashes off: each operation has exactly one path, the one in openapi.yaml, and
+  // `/v1/metadata/` is an unknown path (404) like `//v1/metadata`. Otherwise a second spelling
+  // reaches the operation past every piece that knows it by its path (the rate limit, the cached
+  // answers, the declared query names) and a CDN keeps two copies of each answer.
+  const api = new OpenAPIBackend({ definition: OPENAPI_PATH, ...VALIDATION_OPTIONS, quick: true, ignoreTrailingSlashes: false });
   const handlers: Record<string, Handler> = { ...(operations as unknown as Record<string, Handler>) };
   handlers.validationFail = (c: ApiContext, ctx: Context) => {
     const errors = c.validation.errors ?? [];
@@ -62,7 +71,7 @@ export async function createRouter(operations: Operations, options: RouterOption
       // One answer for every client, but a shared cache must not keep it: a later deploy may
       // change the showcase or the base URL.
       ctx.set('Cache-Control', 'no-store');
-      // SPEC.md: the 302 has no body (Koa's redirect writes a line of text).
+      // docs/SPEC.md: the 302 has no body (Koa's redirect writes a line of text).
       ctx.body = '';
       ctx.remove('Content-Type');
       return;
@@ -90,11 +99,11 @@ export async function createRouter(operations: Operations, options: RouterOption
   }
   // openapi-backend's router rebuilds its flat list of operations (lodash chains over the whole
   // document) on every request it matches; the document does not change after init, so the list
-  // is built once (measured: uncached CPU per page 2.9 → 2.6 ms, the garbage included).
+  // is built once, which saves that CPU and garbage on every uncached request.
   const flatOperations = api.router.getOperations();
   api.router.getOperations = () => flatOperations;
 
-  // Unknown query parameters are tolerated (utm tags happen, issue 2) but openapi-backend's
+  // Unknown query parameters are tolerated (utm tags happen) but openapi-backend's
   // schema forbids them, so each operation only sees its declared ones.
   const declared = new Map<string, ReadonlySet<string>>();
   for (const op of api.getOperations()) {

@@ -1,4 +1,4 @@
-// Ajv's findings, as openapi-backend reports them, turned into the spec's 400 bodies (SPEC.md
+// Ajv's findings, as openapi-backend reports them, turned into the spec's 400 bodies (docs/SPEC.md
 // "ValidationError": one entry per problem, `path` like ["query", "prefer"]).
 
 import type { ErrorObject } from 'ajv';
@@ -14,7 +14,7 @@ export function isMissingUrl(errors: readonly ErrorObject[]): boolean {
 
 /**
  * One FieldProblem per Ajv error, plus the URL checks Ajv cannot make (`format: uri` lets
- * `javascript:alert(1)` and `http://[::1]` through: PITFALLS.md), so a request with several
+ * `javascript:alert(1)` and `http://[::1]` through, even with ajv-formats), so a request with several
  * problems hears about all of them at once.
  */
 export function problemsOf(errors: readonly ErrorObject[], query: Record<string, unknown>, target: TargetOptions): FieldProblem[] {

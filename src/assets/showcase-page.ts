@@ -1,4 +1,4 @@
-// GET / : the showcase (issue 7): a URL box with <linkpeek-preview> rendering live, the curl
+// GET / : the showcase: a URL box with <linkpeek-preview> rendering live, the curl
 // and SDK examples, and links to the API reference (/docs) and /openapi.yaml. Examples show the page's own origin, filled
 // in by the browser (the Host header is not trusted into HTML). The one dynamic value, the
 // default URL from config, is HTML-escaped.

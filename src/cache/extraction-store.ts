@@ -1,4 +1,4 @@
-// Where finished extractions are kept: lru-cache in memory by default,
+// Where finished extractions are kept (docs/ARCHITECTURE.md): lru-cache in memory by default,
 // bounded by entries and bytes; Redis when REDIS_URL is set, shared by every instance, falling
 // back to memory while Redis fails, never a 500 because a store is down.
 

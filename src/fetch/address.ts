@@ -1,7 +1,7 @@
 // The address guard: is this IP one LinkPeek may connect to? Applied to IP literals before any
 // socket opens and, through guardLookup, to every address DNS returns, at the moment the socket
 // connects, so a name that resolves to a public address once and to 127.0.0.1 the next time
-// (DNS rebinding) cannot slip past (STYLE.md 6).
+// (DNS rebinding) cannot slip past.
 
 import dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
@@ -28,7 +28,7 @@ export function blockedReason(ip: string): string | null {
   for (const { cidr, reason, range } of blockedRanges) {
     if (addr.kind() === range[0].kind() && addr.match(range)) return `${cidr}: ${reason}`;
   }
-  // Second net: ipaddr.js's own table of special ranges (DESIGN.md: "only unicast is public").
+  // Second net: ipaddr.js's own table of special ranges (only unicast is public).
   const kind = addr.range();
   return kind === 'unicast' ? null : `ipaddr.js range ${kind}`;
 }

@@ -2,25 +2,9 @@
 // for it and the destination it goes to. Each key is chosen so that what costs an abuser nothing
 // to multiply counts as one.
 
-import ipaddr from 'ipaddr.js';
 import { parse } from 'tldts';
+import { clientKey } from '../client-key.js';
 import type { FetchCharge } from './limiter.js';
-
-/**
- * A client's key: its IPv4 address, or the /64 of its IPv6 address. One IPv6 subscriber is
- * routinely given a whole /64 (RFC 6177), so its addresses are one client; an IPv4-mapped
- * address is the IPv4 client it maps.
- */
-export function clientKey(ip: string): string {
-  try {
-    const addr = ipaddr.process(ip);
-    if (addr.kind() === 'ipv4') return addr.toString();
-    const parts = (addr as ipaddr.IPv6).parts.slice(0, 4);
-    return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
-  } catch {
-    return ip; // not an address (a unix socket, a test double): the string itself
-  }
-}
 
 /**
  * A destination's key: the registrable domain of its host name (private suffixes included, so

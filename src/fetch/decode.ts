@@ -1,7 +1,7 @@
 // Content-Encoding decoding (RFC 9110 8.4) as pull-driven stages: each decoder produces output
 // only as fast as the caller reads it, so the byte cap, which counts decoded bytes, bounds the
-// work a compression bomb can cause (issue 4: "a small gzip bomb costs no more than the cap").
-// Raw undici `request` does not decode (PITFALLS.md undici 7), and its decompress interceptor is
+// work a compression bomb can cause (a small gzip bomb costs no more than the cap).
+// Raw undici `request` does not decode (only its `fetch` does), and its decompress interceptor is
 // experimental, so this is ours.
 
 import { Readable, type Transform, pipeline } from 'node:stream';

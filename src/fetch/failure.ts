@@ -1,4 +1,4 @@
-// Every way an upstream fetch can fail becomes one of three typed errors (STYLE.md 4): FetchTimeout
+// Every way an upstream fetch can fail becomes one of three typed errors: FetchTimeout
 // when the deadline passed, Overloaded for our own saturation (the limiter refused, the deadline
 // passed while still waiting for a slot, the resolver is overloaded), FetchFailed for all the rest.
 // A FetchFailed carries the failure the caller is told (fetch-failure.ts: a blocked address reads

@@ -1,4 +1,4 @@
-// safeFetch: the one way LinkPeek talks to the internet (issue 4, DESIGN.md "upstream HTTP").
+// safeFetch: the one way LinkPeek talks to the internet (docs/ARCHITECTURE.md).
 //
 // Per fetch: a limiter slot within the fair shares of its client and destination (or Overloaded),
 // one deadline over queue + connect + headers + body,
@@ -163,8 +163,8 @@ function readable(url: URL, response: UndiciResponse, maxBytes: number, lifetime
       for await (const chunk of withoutDestroyOnReturn(decoded)) {
         const room = maxBytes - bytesRead;
         if (chunk.length > room) {
-          // More than maxBytes: hand out what fits, then close the upstream (issue 4: "at most
-          // maxBytes of decompressed body is read"). The decoder produces no more than one
+          // More than maxBytes: hand out what fits, then close the upstream (at most
+          // maxBytes of decompressed body is read). The decoder produces no more than one
           // chunk ahead, so a compression bomb costs about maxBytes of work.
           truncated = true;
           if (room > 0) {

@@ -1,4 +1,4 @@
-// The life of one upstream fetch, from the call to the last body byte (issue 4): one total deadline
+// The life of one upstream fetch, from the call to the last body byte: one total deadline
 // covering the queue, connect, headers and body; the caller's own signal; and the limiter slot,
 // released exactly once, whichever of body end, close(), caller abort or deadline comes first.
 
@@ -49,7 +49,8 @@ export class FetchLifetime {
 
   /**
    * Ends the fetch: stops the deadline, frees the slot and, when `abortWith` is given, aborts the
-   * upstream (PITFALLS.md: on HTTP/2 only aborting the controller closes the stream). Idempotent.
+   * upstream (on HTTP/2, undici closes the server's stream only when the controller aborts; a
+   * reader's cancel() alone leaves it open). Idempotent.
    * `abortWith` may be a function, so that the common repeated call (close() after the body
    * ended) does not build an Error, and capture its stack, for nothing.
    */

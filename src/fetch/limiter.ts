@@ -1,4 +1,4 @@
-// Upstream fetch slots, shared fairly (issue 4: "past it a clear error, not a pile-up"; and no
+// Upstream fetch slots, shared fairly (past them a clear error, not a pile-up; and no
 // client or host may take them all). A slot is held from the first connect until the body is read
 // to the end or closed, since that is how long the upstream connection is in use.
 //

@@ -1,4 +1,4 @@
-// The network policy of every upstream fetch, as commented data (STYLE.md 5, after go-camo's
+// The network policy of every upstream fetch, as commented data (after go-camo's
 // vars.go). Reading this one screen tells what LinkPeek will and will not connect to, what it
 // sends, and what it refuses. The code that applies it lives beside it: address.ts (ranges),
 // target.ts (URLs), fetcher.ts (headers, limits).
@@ -12,7 +12,7 @@ export interface BlockedRange {
 }
 
 /**
- * Address ranges an upstream fetch never connects to (issue 4, "safeFetch"). Checked on IP
+ * Address ranges an upstream fetch never connects to. Checked on IP
  * literals before connecting and on every address DNS returns, where the socket connects.
  *
  * Two nets catch an address: ipaddr.js must classify it `unicast` (its table of special ranges),
@@ -48,7 +48,7 @@ export const BLOCKED_RANGES: readonly BlockedRange[] = [
   { cidr: '255.255.255.255/32', reason: 'limited broadcast (RFC 919)' },
   { cidr: '240.0.0.0/4', reason: 'reserved for future use (RFC 1112)' },
 
-  // IPv6 (IANA IPv6 Special-Purpose Address Registry, RFC 6890); the named ranges of issue 4
+  // IPv6 (IANA IPv6 Special-Purpose Address Registry, RFC 6890); the specific ranges
   // first, then the broad rule that only 2000::/3 is globally routed unicast.
   { cidr: '::/128', reason: 'unspecified address (RFC 4291); connecting to it reaches the local host' },
   { cidr: '::1/128', reason: 'loopback (RFC 4291)' },
@@ -85,7 +85,7 @@ export const LOCALHOST_NAMES: readonly string[] = ['localhost', 'localhost.local
 /** Any name under this suffix is loopback too (RFC 6761 6.3: "*.localhost"). */
 export const LOCALHOST_SUFFIX = '.localhost';
 
-/** Only web pages and images: SPEC.md "absolute HTTP or HTTPS URL". */
+/** Only web pages and images: docs/SPEC.md "absolute HTTP or HTTPS URL". */
 export const ALLOWED_SCHEMES: readonly string[] = ['http:', 'https:'];
 
 /**
@@ -107,7 +107,7 @@ export const MAX_URL_LENGTH = 4096;
 /**
  * Our token in `Via` (RFC 9110 7.6.3: received-protocol SP received-by). Sent on every upstream
  * request; a request that arrives carrying it came from a LinkPeek instance, and answering it
- * would let a caller make the service fetch itself in a loop (issue 4).
+ * would let a caller make the service fetch itself in a loop.
  */
 export const VIA_PSEUDONYM = 'linkpeek';
 export const OUR_VIA = `1.1 ${VIA_PSEUDONYM}`;
@@ -168,7 +168,7 @@ export function requestHeaders(config: Pick<Config, 'userAgent'>, accept: string
  */
 export const CALLER_HEADERS: ReadonlySet<string> = new Set(['range']);
 
-// ---- Image proxy (issue 5, SPEC.md "GET /v1/cors-proxy") ---------------------------------------
+// ---- Image proxy (docs/SPEC.md "GET /v1/cors-proxy") ---------------------------------------
 
 /** One image format the proxy serves: image-size's name for it and its MIME type. */
 export interface ProxyImageFormat {
@@ -183,7 +183,7 @@ export interface ProxyImageFormat {
 }
 
 /**
- * The only formats the proxy passes, decided by the bytes, never by the upstream's word (SPEC.md
+ * The only formats the proxy passes, decided by the bytes, never by the upstream's word (docs/SPEC.md
  * rule 1). Everything else is refused, and why: SVG is a document that runs script; HTML is not
  * an image; BMP, TIFF, ICO and AVIF are not in the contract (and TIFF/BMP decoders are a classic
  * attack surface). Their signatures are disjoint (FF D8, 89 PNG, GIF8, RIFF…WEBP), so the first
@@ -203,20 +203,20 @@ export const PROXY_PEEK_BYTES = 32;
 export const PROXY_ACCEPT = 'image/webp,image/png,image/jpeg,image/gif;q=0.9';
 
 /**
- * Headers of every proxied image (issue 5). The bytes come from anywhere, so the browser is told
+ * Headers of every proxied image. The bytes come from anywhere, so the browser is told
  * to take them as the image type we checked and nothing else: no sniffing, and if it is opened
  * as a document anyway, no script, no subresources, a unique origin.
  */
 export const PROXY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
-  // SPEC.md "Limits": proxy responses are cacheable for one day.
+  // docs/SPEC.md "Limits": proxy responses are cacheable for one day.
   'cache-control': 'public, max-age=86400',
   'x-content-type-options': 'nosniff',
   'content-security-policy': "default-src 'none'; sandbox",
 };
 
 /**
- * Upstream response headers the image proxy may pass on to its client (SPEC.md /v1/cors-proxy:
+ * Upstream response headers the image proxy may pass on to its client (docs/SPEC.md /v1/cors-proxy:
  * "Content-Type is the upstream image content type"). Everything else, notably Set-Cookie and the
  * upstream's CORS and caching headers, stays with us.
  */

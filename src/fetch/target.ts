@@ -1,5 +1,5 @@
 // What a URL alone decides: checked when the caller's `url` is parsed
-// (a 400 before any socket opens) and again at every redirect hop (STYLE.md 6). What needs DNS or
+// (a 400 before any socket opens) and again at every redirect hop. What needs DNS or
 // a connection is the lookup guard's job (address.ts).
 
 import { InvalidInput } from '../errors.js';

@@ -1,4 +1,4 @@
-// The shape of one upstream fetch as the rest of the service sees it (DESIGN.md "safeFetch").
+// The shape of one upstream fetch as the rest of the service sees it.
 
 export interface SafeFetchOptions {
   /** Accept header (pages: policy.PAGE_ACCEPT; images: their own). */

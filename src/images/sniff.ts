@@ -1,4 +1,4 @@
-// What an image's first bytes say it is (DESIGN.md "images": image-size reads the format and the
+// What an image's first bytes say it is (image-size reads the format and the
 // dimensions from the header, one well-kept parser instead of hand-written signatures).
 
 import { imageSize } from 'image-size';

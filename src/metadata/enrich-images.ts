@@ -1,7 +1,7 @@
 // Image and favicon probes as an enrichment step. Every distinct URL among the og
 // variant's image, the twitter variant's image and the favicon is probed once, in parallel,
 // within the enrichment budget; each result is applied to every slot with that URL, in both
-// variants. The probe only adds: tags win (DESIGN.md "image.size comes only from og:image:size").
+// variants. The probe only adds: tags win (image.size comes only from og:image:size).
 
 import type { ImageMetadata } from '../../generated/types.gen.js';
 import type { Config } from '../config.js';

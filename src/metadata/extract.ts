@@ -16,7 +16,7 @@ import { FAVICON_TIERS, type Family, IMAGE_DETAIL_KEYS, type PageTags, type Sour
 
 export interface ExtractOptions {
   /**
-   * The URL the client asked for, when redirects led elsewhere: SPEC.md makes it the last
+   * The URL the client asked for, when redirects led elsewhere: docs/SPEC.md makes it the last
    * fallback of `url`. Defaults to `pageUrl` (the final URL, used to resolve relative links).
    */
   requestedUrl?: URL;
@@ -54,7 +54,7 @@ function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, opti
 }
 
 /**
- * The object for a response that is not HTML (SPEC.md Metadata rule 2): nothing to read, so every
+ * The object for a response that is not HTML (docs/SPEC.md Metadata rule 2): nothing to read, so every
  * field is null but `url` (the requested URL) and `favicon` (the origin's /favicon.ico).
  */
 export function emptyMetadata(pageUrl: URL, options: ExtractOptions = {}): Metadata {
@@ -72,7 +72,7 @@ export function emptyMetadata(pageUrl: URL, options: ExtractOptions = {}): Metad
 }
 
 /**
- * The last fallback of `url` (SPEC.md): the requested URL without its fragment. The fragment never
+ * The last fallback of `url` (docs/SPEC.md): the requested URL without its fragment. The fragment never
  * reaches the server, so it names no part of the resource (RFC 3986 3.5), and this fallback stands
  * in for a canonical link, which names the resource. It is also the one piece of a request that
  * would otherwise survive in the cached extraction (whose key drops it) and reach everyone who

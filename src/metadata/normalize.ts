@@ -1,4 +1,4 @@
-// One clean-up step per kind of field (STYLE.md 2): rules hand over raw strings, these make them
+// One clean-up step per kind of field: rules hand over raw strings, these make them
 // trimmed, bounded and absolute, or null. A value that cannot be cleaned is null, which lets the
 // rules table fall through to the next source (a `javascript:` og:url gives way to the next one).
 

@@ -1,11 +1,11 @@
-// The rules table (STYLE.md 1): for each Metadata field, one ordered list of sources; the first
-// source whose value survives the field's normaliser wins. The order is SPEC.md's, with issue 3's
-// readings where SPEC.md is terse:
+// The rules table: for each Metadata field, one ordered list of sources; the first
+// source whose value survives the field's normaliser wins. The order is docs/SPEC.md's, with these
+// readings where docs/SPEC.md is terse:
 //   - og:* / twitter:* keys come from `property=` or `name=`, lower-cased;
 //   - the first occurrence in document order wins, in the raw maps and in the fields;
 //   - an empty `content` counts as absent (falls through to the next source);
 //   - for title, description, url, image and type: the preferred family, the other family, then
-//     the HTML fallback; `prefer` changes nothing else (SPEC.md Metadata rule 1).
+//     the HTML fallback; `prefer` changes nothing else (docs/SPEC.md Metadata rule 1).
 
 import type { RawLink, RawTags } from '../../wasm-parser/types.js';
 import { FIELD_LIMITS, cut } from './normalize.js';
@@ -42,7 +42,7 @@ const canonicalLink: Source = {
   read: (page) => page.links.find((link) => hasRel(link, 'canonical') && link.href.trim() !== '')?.href ?? null,
 };
 
-/** The family-ordered fields: per family, its tags in SPEC.md's order; then the HTML fallback. */
+/** The family-ordered fields: per family, its tags in docs/SPEC.md's order; then the HTML fallback. */
 export const FIELD_SOURCES = {
   title: { og: ['og:title'], twitter: ['twitter:title'], fallback: [htmlTitle] },
   description: { og: ['og:description'], twitter: ['twitter:description'], fallback: [metaDescription] },
@@ -65,7 +65,7 @@ export function sourcesFor(field: FamilyField, prefer: Family): Source[] {
   ];
 }
 
-/** The image's details: always the first og:image:* tags (issue 3), whichever source won the URL. */
+/** The image's details: always the first og:image:* tags, whichever source won the URL. */
 export const IMAGE_DETAIL_KEYS = {
   type: 'og:image:type',
   width: 'og:image:width',
@@ -74,7 +74,7 @@ export const IMAGE_DETAIL_KEYS = {
 } as const;
 
 /**
- * Favicon tiers, best first (SPEC.md: apple-touch-icon, mask-icon, SVG icons, other rel=icon,
+ * Favicon tiers, best first (docs/SPEC.md: apple-touch-icon, mask-icon, SVG icons, other rel=icon,
  * then /favicon.ico, which extract.ts adds). Within a tier the first link in document order wins.
  */
 export const FAVICON_TIERS: { label: string; matches(link: RawLink): boolean }[] = [

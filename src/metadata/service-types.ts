@@ -1,4 +1,4 @@
-// What the API needs from the metadata pipeline (DESIGN.md "Flow of one request").
+// What the API needs from the metadata pipeline (docs/ARCHITECTURE.md).
 
 import type { Metadata } from '../../generated/types.gen.js';
 

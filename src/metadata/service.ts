@@ -1,6 +1,6 @@
-// The metadata pipeline (DESIGN.md "Flow of one request"): cache → single-flight → safeFetch →
+// The metadata pipeline (docs/ARCHITECTURE.md): cache → single-flight → safeFetch →
 // charset + head scan → rules → enrichment within a budget → cache. Both preferences are built
-// from one fetch, so prefer=og and prefer=twitter share it (DESIGN.md "Caching").
+// from one fetch, so prefer=og and prefer=twitter share it.
 
 import type { Metadata } from '../../generated/types.gen.js';
 import type { RawTags } from '../../wasm-parser/types.js';
@@ -154,7 +154,7 @@ async function fetchAndExtract(
     }
 
     // docs/SPEC.md Metadata rule 2: not HTML, still the normalized object. An image URL describes
-    // itself in `image` (DESIGN.md "Non-HTML targets").
+    // itself in `image`; other types get nulls and the /favicon.ico fallback.
     const { head } = await readPrefix(res.body, SNIFF_BYTES);
     timing?.step('scan', performance.now() - scanning);
     if (head.length === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });

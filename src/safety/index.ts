@@ -1,4 +1,4 @@
-// The safety tags of one page (issue 6; SPEC.md SafetyTag): every provider that the settings
+// The safety tags of one page (docs/SPEC.md SafetyTag): every provider that the settings
 // enable runs in parallel, the result is their union in enum order, and a provider that fails
 // or is still running when the enrichment budget ends contributes nothing, is logged and counted.
 //
@@ -34,9 +34,9 @@ export interface SafetyCheck {
 
 export interface SafetyDeps {
   logger?: { warn(obj: object, msg?: string): void };
-  /** Counts provider failures (the lead wires it to a prom-client counter labelled by provider). */
+  /** Counts provider failures (app.ts wires it to a prom-client counter labelled by provider). */
   onProviderFailure?: (provider: string, err: unknown) => void;
-  /** The fetch Safe Browsing uses (ky-style injection, STYLE.md 9). */
+  /** The fetch Safe Browsing uses; passed in, so tests use a local server. */
   fetch?: typeof globalThis.fetch;
   /** How often list files are checked for changes; default watched-list.DEFAULT_LIST_POLL_MS. */
   listPollIntervalMs?: number;

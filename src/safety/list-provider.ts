@@ -1,4 +1,4 @@
-// adult and security_threat from domain lists (issue 6): the host or a parent domain is listed.
+// adult and security_threat from domain lists: the host or a parent domain is listed.
 
 import type { SafetyTag } from '../../generated/types.gen.js';
 import { listedAncestor } from './domain-list.js';

@@ -1,5 +1,5 @@
-// suspicious_domain when the page is a domain-parking or domain-for-sale page (SPEC.md
-// SafetyTag: "Parked domain"; issue 6). Only the head is read (RawTags: title, metas, links and
+// suspicious_domain when the page is a domain-parking or domain-for-sale page (docs/SPEC.md
+// SafetyTag: "Parked domain"). Only the head is read (RawTags: title, metas, links and
 // the `<script src>` before `<body>`), so each marker below is something these services put in
 // the head of every parked page. A marker is a service's own asset host or a phrase that only a
 // for-sale page uses in its title; a word like "sale" alone never counts.

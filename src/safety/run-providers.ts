@@ -1,6 +1,6 @@
-// Runs every provider in parallel and unites what they find within the caller's budget
-// (issue 6: "a failing or slow provider contributes nothing, and its failure is logged and
-// counted"). Never rejects: a lookup that fails yields no tag (SPEC.md SafetyTag, safety_tags).
+// Runs every provider in parallel and unites what they find within the caller's budget:
+// a failing or slow provider contributes nothing, and its failure is logged and
+// counted. Never rejects: a lookup that fails yields no tag (docs/SPEC.md SafetyTag, safety_tags).
 
 import type { SafetyTag } from '../../generated/types.gen.js';
 import { inEnumOrder, type SafetyInput, type SafetyProvider } from './provider.js';

@@ -1,4 +1,4 @@
-// security_threat from Google Safe Browsing v4 Lookup API (issue 6): POST threatMatches:find
+// security_threat from Google Safe Browsing v4 Lookup API: POST threatMatches:find
 // with the page URL when SAFE_BROWSING_API_KEY is set. Verdicts are cached per URL for the
 // `cacheDuration` the API returns with each match (the API's caching rule), in a bounded LRU.
 // https://developers.google.com/safe-browsing/v4/lookup-api

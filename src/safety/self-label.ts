@@ -1,4 +1,4 @@
-// adult when the page labels itself (issue 6). Sites that want to be filtered say so in their
+// adult when the page labels itself. Sites that want to be filtered say so in their
 // head: the RTA label (Restricted To Adults, rtalabel.org) and the `rating` meta that Google
 // SafeSearch reads (`adult`, or the RTA label); `mature` is the other value in common use.
 

@@ -1,5 +1,5 @@
 // A domain list read from a file named by a setting (SAFETY_ADULT_LIST, SAFETY_THREAT_LIST) and
-// read again when the file changes (issue 6). Changes are seen by polling the file's stat and
+// read again when the file changes. Changes are seen by polling the file's stat and
 // comparing it with the stat of the copy in use. Unlike fs.watch this also sees a file replaced
 // by rename (editors, `mv new old`), a Kubernetes ConfigMap's symlink swap and network file
 // systems; unlike fs.watchFile it cannot miss a change made between the first read and the

@@ -1,5 +1,5 @@
-// Redis first, memory while Redis fails (DESIGN.md "Scaling out": an instance degrades to its own
-// memory stores and says so in logs and /healthz; it never answers 500 because a store is down).
+// Redis first, memory while Redis fails: an instance degrades to its own memory stores and says
+// so in logs and /healthz; it never answers 500 because a store is down (docs/ARCHITECTURE.md).
 // One Failover per Redis connection, shared by the rate limiter and the cache, so both agree on
 // whether the instance is degraded and the log says it once per outage.
 //

@@ -1,23 +1,27 @@
-// Per-client rate limiting with the spec's semantics (SPEC.md "Limits"): `max` requests per
-// window per client, and the request that exceeds it blocks the client for `blockMs` from that
-// moment, whatever the window had left. The Redis store counts with koa-ratelimit's Redis driver
-// (a sliding window via async-ratelimiter); the memory store keeps koa-ratelimit's memory
-// semantics (a fixed window from the first hit) but counts synchronously, because the cached-hit
-// fast path (api/fast-path.ts) decides before Koa runs and the driver is async only and builds an
-// object per request. The block and the fallback are this thin layer, because neither driver
-// blocks from the exceeding request, the memory Map never evicts, and an unreachable Redis must
-// not turn into a 500 (PITFALLS.md "koa-ratelimit 6").
+// Per-client rate limiting (docs/SPEC.md "Limits": 20 requests per 10 s, then a 10 s block), one rule
+// for every store:
+//   - a sliding window: a request is allowed while the client made fewer than `max` allowed
+//     requests in the `windowMs` before it. Each request counts for exactly `windowMs` after it
+//     was made, so no window edge lets 2 × max through (a fixed window does: max just before its
+//     end and max again just after);
+//   - the request past the limit blocks the client for `blockMs` from that moment, whatever the
+//     window had left; requests during a block are refused and not counted.
+// The memory store (here) answers synchronously: the cached-hit fast path (api/fast-path.ts)
+// decides before Koa runs and does not wait on a promise for it. The Redis store
+// (rate-limit-redis.ts) runs the same rule as one script. An unreachable Redis falls back to the
+// memory store (store/failover.ts) rather than turning into a 500.
 
-import type { Redis } from 'ioredis';
-import RedisLimiter from 'koa-ratelimit/limiter/redis.js';
 import type { Failover } from './failover.js';
 
 export interface RateDecision {
   allowed: boolean;
   limit: number;
-  /** Requests left after this one. */
+  /** Requests left in the window after this one. */
   remaining: number;
-  /** When the window (or the block) ends, epoch seconds. */
+  /**
+   * Epoch seconds: while allowed, when the oldest request in the window leaves it (the budget
+   * grows again); while blocked, when the block ends.
+   */
   resetSeconds: number;
   /** Whole seconds until the block ends; 0 when allowed. */
   retryAfterSeconds: number;
@@ -33,30 +37,15 @@ export interface RateLimitOptions {
   max: number;
   windowMs: number;
   blockMs: number;
+  /** The clock, epoch ms; tests drive their own. Date.now by default. */
+  now?: () => number;
 }
 
-/** The Redis store's decision: the same rules as MemoryRateLimitStore.hit, over async I/O. */
-async function decide(
-  id: string,
-  opts: RateLimitOptions,
-  counter: (id: string) => Promise<{ remaining: number; reset: number }>,
-  blocks: { get(id: string): Promise<number | null>; set(id: string, untilMs: number): Promise<void> },
-): Promise<RateDecision> {
-  const now = Date.now();
-  const blockedUntil = await blocks.get(id);
-  if (blockedUntil !== null && blockedUntil > now) return limited(opts, blockedUntil, now);
-  const state = await counter(id);
-  if (state.remaining > 0) return allowed(opts, state.remaining - 1, state.reset);
-  const until = now + opts.blockMs;
-  await blocks.set(id, until);
-  return limited(opts, until, now);
+export function allowed(opts: RateLimitOptions, remaining: number, resetMs: number): RateDecision {
+  return { allowed: true, limit: opts.max, remaining, resetSeconds: Math.ceil(resetMs / 1000), retryAfterSeconds: 0 };
 }
 
-function allowed(opts: RateLimitOptions, remaining: number, resetSeconds: number): RateDecision {
-  return { allowed: true, limit: opts.max, remaining, resetSeconds: Math.ceil(resetSeconds), retryAfterSeconds: 0 };
-}
-
-function limited(opts: RateLimitOptions, untilMs: number, now: number): RateDecision {
+export function limited(opts: RateLimitOptions, untilMs: number, now: number): RateDecision {
   return {
     allowed: false,
     limit: opts.max,
@@ -66,55 +55,76 @@ function limited(opts: RateLimitOptions, untilMs: number, now: number): RateDeci
   };
 }
 
-interface WindowState {
-  /** When the window ends, epoch ms. */
-  resetMs: number;
-  /** Requests the window still allows. */
-  remaining: number;
+export interface MemoryBounds {
+  /** Clients tracked at most; 100,000 by default. */
+  maxClients?: number;
+  /** Real ms between sweeps; every window (at least a second) by default. */
+  sweepEveryMs?: number;
 }
 
 /**
- * In-process store: koa-ratelimit's memory window (fixed, from the client's first hit), counted
- * synchronously. Expired windows and blocks are swept every window, so a flood of distinct
- * addresses leaves nothing behind once its window is over (issue 2).
+ * In-process store. Each client's allowed requests of the last window are kept as their times,
+ * oldest first, at most `max` of them. Memory stays bounded two ways: a sweep every window drops
+ * every client whose requests and block are over, and at most `maxClients` clients are tracked,
+ * the longest-tracked one forgotten first. Forgetting a client only gives that client a fresh
+ * budget, and filling the table takes `maxClients` distinct clients, each with a budget of its
+ * own anyway.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
-  readonly windows = new Map<string, WindowState>();
+  /** Each client's allowed requests still in the window, as epoch ms, oldest first. */
+  readonly logs = new Map<string, Log>();
+  /** Blocked clients: when the block ends, epoch ms. */
   readonly blocks = new Map<string, number>();
+  private readonly now: () => number;
+  private readonly maxClients: number;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly opts: RateLimitOptions) {
-    this.timer = setInterval(() => this.sweep(), Math.max(1000, Math.min(opts.windowMs, opts.blockMs)));
+  constructor(
+    private readonly opts: RateLimitOptions,
+    bounds: MemoryBounds = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.maxClients = bounds.maxClients ?? 100_000;
+    const sweepEveryMs = bounds.sweepEveryMs ?? Math.max(1000, Math.min(opts.windowMs, opts.blockMs));
+    this.timer = setInterval(() => this.sweep(), sweepEveryMs);
     this.timer.unref();
   }
 
   hit(id: string): RateDecision {
-    const { windows, blocks, opts } = this;
-    const now = Date.now();
+    const { logs, blocks, opts } = this;
+    const now = this.now();
     const blockedUntil = blocks.get(id);
-    if (blockedUntil !== undefined && blockedUntil > now) return limited(opts, blockedUntil, now);
-    let window = windows.get(id);
-    if (window === undefined || window.resetMs < now) {
-      window = { resetMs: now + opts.windowMs, remaining: opts.max };
-      windows.set(id, window);
+    if (blockedUntil !== undefined) {
+      if (blockedUntil > now) return limited(opts, blockedUntil, now);
+      blocks.delete(id);
     }
-    if (window.remaining > 0) {
-      window.remaining -= 1;
-      return allowed(opts, window.remaining, window.resetMs / 1000);
+    const log = logs.get(id);
+    if (log === undefined) {
+      // A literal of one holds one number; an empty array grows to room for 17 on its first push,
+      // and a flood of distinct clients is mostly clients of one request.
+      track(logs, id, new Log([now]), this.maxClients);
+      return allowed(opts, opts.max - 1, now + opts.windowMs);
+    }
+    const inWindow = log.countAfter(now - opts.windowMs);
+    if (inWindow < opts.max) {
+      log.add(now);
+      return allowed(opts, opts.max - inWindow - 1, log.oldest + opts.windowMs);
     }
     const until = now + opts.blockMs;
-    blocks.set(id, until);
+    track(blocks, id, until, this.maxClients);
     return limited(opts, until, now);
   }
 
-  /** Drops every window and block that has ended. */
-  sweep(now = Date.now()): void {
-    for (const [key, state] of this.windows) if (state.resetMs <= now) this.windows.delete(key);
+  /** Drops every client whose window and block are over. */
+  sweep(now = this.now()): void {
+    const since = now - this.opts.windowMs;
+    for (const [key, log] of this.logs) if (log.newest <= since) this.logs.delete(key);
     for (const [key, until] of this.blocks) if (until <= now) this.blocks.delete(key);
   }
 
+  /** Clients tracked: windows plus blocks. */
   get size(): number {
-    return this.windows.size + this.blocks.size;
+    return this.logs.size + this.blocks.size;
   }
 
   close(): void {
@@ -122,34 +132,51 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Shared store: every instance on one Redis shares one budget per client (DESIGN "Scaling out"). */
-export class RedisRateLimitStore implements RateLimitStore {
-  private readonly limiter: RedisLimiter;
-  private readonly namespace: string;
+/**
+ * One client's allowed requests: their times, oldest first; those before `first` have left the
+ * window. They are cut off once they are half the log, so a request moves one number on average
+ * rather than every time the window holds (a large RATE_LIMIT_MAX makes long logs).
+ */
+class Log {
+  private first = 0;
+  constructor(private readonly times: number[]) {}
 
-  /** `keyPrefix` (REDIS_KEY_PREFIX) keeps deployments that share one Redis apart. */
-  constructor(
-    private readonly redis: Redis,
-    private readonly opts: RateLimitOptions,
-    keyPrefix: string,
-  ) {
-    this.namespace = `${keyPrefix}rl`;
-    this.limiter = new RedisLimiter({ db: redis, max: opts.max, duration: opts.windowMs, namespace: this.namespace });
+  /** How many requests are in the window after `since`, forgetting the others. */
+  countAfter(since: number): number {
+    const { times } = this;
+    let first = this.first;
+    while (first < times.length && times[first]! <= since) first++;
+    if (first > 0 && first * 2 >= times.length) {
+      times.copyWithin(0, first);
+      times.length -= first;
+      first = 0;
+    }
+    this.first = first;
+    return times.length - first;
   }
 
-  hit(id: string): Promise<RateDecision> {
-    return decide(id, this.opts, (id) => this.limiter.get({ id }), {
-      get: async (id) => {
-        const until = await this.redis.get(`${this.namespace}:block:${id}`);
-        return until === null ? null : Number(until);
-      },
-      set: async (id, until) => {
-        await this.redis.set(`${this.namespace}:block:${id}`, String(until), 'PX', Math.max(1, until - Date.now()));
-      },
-    });
+  add(time: number): void {
+    this.times.push(time);
   }
 
-  close(): void {}
+  get oldest(): number {
+    return this.times[this.first]!;
+  }
+
+  get newest(): number {
+    return this.times[this.times.length - 1]!;
+  }
+
+  /** Times kept, the forgotten ones not yet cut off included. */
+  get length(): number {
+    return this.times.length;
+  }
+}
+
+/** Adds a client to a table that holds at most `cap`, forgetting the longest-tracked one. */
+function track<V>(table: Map<string, V>, id: string, value: V, cap: number): void {
+  if (!table.has(id) && table.size >= cap) table.delete(table.keys().next().value!);
+  table.set(id, value);
 }
 
 /** Redis first; memory while it fails (store/failover.ts), counted on the same window settings. */

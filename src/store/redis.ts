@@ -1,6 +1,6 @@
 // The Redis connection shared by the rate limiter and the cache. Set to fail fast: with
-// ioredis's defaults an outage queues commands and hangs requests (PITFALLS.md "koa-ratelimit
-// 6"); here a command fails at once when the connection is down, and the callers fall back to
+// ioredis's defaults (an offline queue, 20 retries a command) an outage queues commands and hangs
+// requests; here a command fails at once when the connection is down, and the callers fall back to
 // their memory stores; when Redis holds the connection but does not answer, store/failover.ts
 // gives up on the operation at `commandTimeoutMs` (REDIS_TIMEOUT_MS) and falls back the same way.
 // ioredis is loaded only when REDIS_URL is set: an instance on its memory stores does not carry

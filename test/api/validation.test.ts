@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startService, type Service } from '../helpers/service.js';
 
-// Every validation rule of issue 2 on both data endpoints, with exact bodies. No upstream is
+// Every validation rule on both data endpoints, with exact bodies. No upstream is
 // needed: each of these is refused before any socket opens.
 const metadata = suite<{ svc: Service }>('metadata validation');
 metadata.before(async (ctx) => {

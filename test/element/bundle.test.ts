@@ -1,4 +1,4 @@
-// component.js as built and as served (issue 7): the served bytes are the fresh build, the
+// component.js as built and as served: the served bytes are the fresh build, the
 // build is newer than its sources, it stays within 8 KB gzip, and the routes answer as the
 // contract says (openapi.yaml /component.js), including before anything is built.
 import { readdirSync, readFileSync, statSync, mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// WCAG 2.2 AA for the card's palette (issue 7): text at least 4.5:1, the focus ring at least
+// WCAG 2.2 AA for the card's palette: text at least 4.5:1, the focus ring at least
 // 3:1 (non-text contrast). Checked twice: on the palette data, and on the colours Chromium
 // actually computes for each rendered piece, light and dark.
 import { test } from 'uvu';

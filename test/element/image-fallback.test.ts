@@ -1,5 +1,5 @@
 // Images load directly; the element switches to /v1/cors-proxy on the API's origin when the
-// direct load fails or would be mixed content (issue 7). The proxy is the running service's.
+// direct load fails or would be mixed content. The proxy is the running service's.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';

@@ -1,4 +1,4 @@
-// <linkpeek-preview data-meta>: renders pre-fetched Metadata without any request (issue 7).
+// <linkpeek-preview data-meta>: renders pre-fetched Metadata without any request.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';

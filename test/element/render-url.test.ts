@@ -1,5 +1,5 @@
 // <linkpeek-preview data-url>: fetches Metadata from the running service, which fetches a local
-// upstream page (issue 7). The test page lives on another origin than the service, like a real
+// upstream page. The test page lives on another origin than the service, like a real
 // embed, so CORS and "the origin component.js was loaded from" are exercised for real.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -81,7 +81,7 @@ test('renders a local upstream page through the running service, calling the ori
   assert.is(card.imageAlt, 'Mud flats at low tide');
   assert.is(card.faviconSrc, `${upstream.origin}/icon.png`);
   assert.is(card.host, '127.0.0.1');
-  // SPEC.md SafetyTag: an IP address as URL is suspicious_domain; the badge shows it end to end.
+  // docs/SPEC.md SafetyTag: an IP address as URL is suspicious_domain; the badge shows it end to end.
   assert.is(card.badge, 'Suspicious site');
   assert.not.ok(card.mediaBlurred);
   // One API call, cross-origin, to the service (not to the embedding page's origin).

@@ -1,4 +1,4 @@
-// GET / in a real browser (issue 7): the URL box drives a live <linkpeek-preview> against the
+// GET / in a real browser: the URL box drives a live <linkpeek-preview> against the
 // running service, the examples name the service's origin, /openapi.yaml is one click away,
 // and the page's own CSP blocks nothing it needs.
 import { test } from 'uvu';

@@ -1,4 +1,4 @@
-// Untrusted data (issue 7): text goes in as text, only http(s) URLs reach href and src, and
+// Untrusted data: text goes in as text, only http(s) URLs reach href and src, and
 // nothing a page or an upstream writes can run script. Each attack is its own test.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,4 +1,4 @@
-// One test per address trick (issue 4). Every URL here points at a live fixture server on
+// One test per address trick. Every URL here points at a live fixture server on
 // 127.0.0.1 under some disguise; each must fail as FetchFailed with the public message shared by
 // all failures, and the server must see no request. Literal addresses that are not loopback
 // (NAT64, 6to4, ::) are first proven refused by the URL check, so a bug can never send a packet

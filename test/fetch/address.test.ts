@@ -1,4 +1,4 @@
-// The address policy as a table (policy.ts BLOCKED_RANGES + ipaddr.js): every range issue 4 names
+// The address policy as a table (policy.ts BLOCKED_RANGES + ipaddr.js): every named range
 // is refused, with its reason; public unicast passes.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

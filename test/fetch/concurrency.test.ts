@@ -1,4 +1,4 @@
-// A cap on upstream fetches in flight per instance, with a bounded queue (issue 4): past it,
+// A cap on upstream fetches in flight per instance, with a bounded queue: past it,
 // Overloaded at once, not a pile-up. A slot is held until the body ends or is closed.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

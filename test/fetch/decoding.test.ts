@@ -1,4 +1,4 @@
-// gzip, deflate and br are decoded and the cap counts decoded bytes (issue 4): a small gzip
+// gzip, deflate and br are decoded and the cap counts decoded bytes: a small gzip
 // bomb costs no more than the cap. The work is measured, not assumed.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,4 +1,4 @@
-// The request headers LinkPeek sends are exactly the policy's (issue 4): User-Agent, Accept,
+// The request headers LinkPeek sends are exactly the policy's: User-Agent, Accept,
 // Accept-Language, Accept-Encoding and our Via — never anything from the client.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,4 +1,4 @@
-// Byte cap and total deadline (issue 4): an endless body stops at maxBytes and the upstream is
+// Byte cap and total deadline: an endless body stops at maxBytes and the upstream is
 // closed; a body dripping a byte a second and stalled headers end at FETCH_TIMEOUT_MS.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

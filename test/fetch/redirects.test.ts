@@ -1,4 +1,4 @@
-// Redirects are followed by hand (issue 4): every hop is checked like the first URL, at most
+// Redirects are followed by hand: every hop is checked like the first URL, at most
 // MAX_REDIRECTS (5) are followed, a relative Location is resolved, a 30x without Location fails.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,6 +1,6 @@
 // Every response an integration test receives is checked against openapi.yaml: its status is
 // documented for the operation, its documented headers are present and well-formed, and its
-// body matches the schema of its content type (issue 2, "A contract helper").
+// body matches the schema of its content type.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

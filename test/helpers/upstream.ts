@@ -1,5 +1,5 @@
 // Fixture upstreams for tests: real HTTP/1.1, HTTPS and HTTP/2 servers on 127.0.0.1, port 0
-// (STYLE.md 9: no mocks, no internet). Any test that needs "a web site" uses this.
+// (no mocks, no internet). Any test that needs "a web site" uses this.
 //
 //   const up = await startUpstream({
 //     protocol: 'h2',                                   // 'http' (default) | 'https' | 'h2'

@@ -7,7 +7,7 @@ import { testConfig } from '../fetch/harness.js';
 import { respond, stall, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { ICC, MAX_EXIF, SVG_UNSIZED, ico, ignoringRange, jpeg, png, ranged, xmp, type Sent } from './image-bytes.js';
 
-// probeImage (issue 6) against real fixture servers through the real safeFetch: the Range it
+// probeImage against real fixture servers through the real safeFetch: the Range it
 // sends, what it reads when the server honours or ignores it, what each answer means.
 
 const pngType = { 'content-type': 'image/png' };

@@ -6,7 +6,7 @@ import type { Enricher } from '../../src/metadata/service.js';
 import { startService, type Service } from '../helpers/service.js';
 import { TEST_CA_FILE, respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
-// GET /v1/metadata end to end (issue 4, "The endpoint"): the real app, the real fetcher, real
+// GET /v1/metadata end to end: the real app, the real fetcher, real
 // upstream servers on loopback; every response checked against openapi.yaml by the helper.
 
 const ARTICLE = `<!doctype html><html lang="en"><head>
@@ -92,7 +92,7 @@ endpoint('an HTML page gives the exact normalized object, cacheable for 12 hours
       'twitter:image': 'https://cdn.example.org/tw.jpg',
       'twitter:card': 'summary_large_image',
     },
-    // the fixture is addressed by IP: SPEC.md SafetyTag "an IP address as URL"
+    // the fixture is addressed by IP: docs/SPEC.md SafetyTag "an IP address as URL"
     safety_tags: ['suspicious_domain'],
   });
 });

@@ -12,7 +12,7 @@ import { TEST_ENV, startService, type Service } from '../helpers/service.js';
 import { redirect, respond, stall, startUpstream, type Route, type Upstream } from '../helpers/upstream.js';
 import { SVG_ICON, ico, png, ranged } from '../images/image-bytes.js';
 
-// Image and favicon probes end to end (issue 6): the real app with imageEnricher as its enrichment
+// Image and favicon probes end to end: the real app with imageEnricher as its enrichment
 // step, the real fetcher, fixture sites on loopback; every answer checked against openapi.yaml.
 
 const html = { 'content-type': 'text/html; charset=utf-8' };

@@ -47,7 +47,7 @@ test('prefer=twitter on the same page changes title, description, url, image and
   assert.is(twitter.title, 'Tom & Jerry (twitter)');
   assert.is(twitter.description, 'The twitter description');
   assert.is(twitter.url, 'https://example.com/t/tom');
-  // The image details still come from the first og:image:* tags (issue 3's reading).
+  // The image details still come from the first og:image:* tags (the reading rules.ts states).
   assert.equal(twitter.image, { url: 'https://cdn.example.com/twitter.png', type: 'image/jpeg', width: 1200, height: 630, size: null });
   assert.is(twitter.type, 'summary_large_image');
   assert.equal({ ...twitter, title: 0, description: 0, url: 0, image: 0, type: 0 }, { ...og, title: 0, description: 0, url: 0, image: 0, type: 0 });

@@ -1,5 +1,5 @@
 // One normaliser per kind of field: trimmed, collapsed, bounded, absolute, http(s) only, numbers
-// non-negative or null (issue 3).
+// non-negative or null.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {

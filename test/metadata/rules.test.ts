@@ -1,6 +1,6 @@
-// The rules table, one behaviour per row: each rule and each fallback step of SPEC.md's field
-// orders, with issue 3's readings (first occurrence wins, empty content falls through,
-// preferred family → other family → HTML fallback).
+// The rules table, one behaviour per row: each rule and each fallback step of docs/SPEC.md's field
+// orders, with the readings rules.ts states where docs/SPEC.md is terse (first occurrence wins,
+// empty content falls through, preferred family → other family → HTML fallback).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Metadata } from '../../generated/types.gen.js';

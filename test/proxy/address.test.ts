@@ -1,4 +1,4 @@
-// The proxy shares safeFetch's address guard (issue 5): literal tricks are refused as invalid
+// The proxy shares safeFetch's address guard: literal tricks are refused as invalid
 // input (400, by the route's parseTarget); a name resolving to a blocked address, or a redirect into
 // one, is a 502 with the very message of any other upstream failure. The guard is on here; the
 // redirecting fixture at 127.0.0.1 is reached by name and trusted through the isPublicAddress

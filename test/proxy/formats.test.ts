@@ -1,4 +1,4 @@
-// What the proxy lets through (issue 5, SPEC.md rule 1): JPEG, PNG, GIF and WebP, decided by the
+// What the proxy lets through (docs/SPEC.md rule 1): JPEG, PNG, GIF and WebP, decided by the
 // bytes; the upstream label must be image/*; every refusal is a 400 {error} with no-store.
 // Through the real app: routing, error boundary, CORS and the openapi.yaml contract check.
 import { suite } from 'uvu';

@@ -1,4 +1,4 @@
-// Size, truncation and hang-ups (issue 5): MAX_IMAGE_BYTES is enforced on Content-Length before
+// Size, truncation and hang-ups: MAX_IMAGE_BYTES is enforced on Content-Length before
 // reading and on the bytes streamed; a cut or oversize body aborts the client's connection (never
 // a truncated 200 that looks complete); a client hanging up closes the upstream too.
 import { suite } from 'uvu';

@@ -1,4 +1,4 @@
-// Domain lists (issue 6): plain domain-per-line and hosts-file format, comments with #, and a
+// Domain lists: plain domain-per-line and hosts-file format, comments with #, and a
 // host matched by itself or any parent domain.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

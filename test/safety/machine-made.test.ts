@@ -1,4 +1,4 @@
-// The machine-made-domain heuristic (issue 6): conservative, zero false positives on the
+// The machine-made-domain heuristic: conservative, zero false positives on the
 // well-known list, and it catches generated labels. bench/safety-fp.ts measures the same rule
 // on the shared corpus and prints rates; this test holds the exact cases.
 import { suite } from 'uvu';

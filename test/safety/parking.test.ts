@@ -1,4 +1,4 @@
-// Parked and for-sale pages (issue 6): each service's head markers, read through the real head
+// Parked and for-sale pages: each service's head markers, read through the real head
 // scanner from HTML fixtures, and pages that must not be read as parked.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,4 +1,4 @@
-// The runner (issue 6): providers in parallel, their union in enum order, and a failing or slow
+// The runner: providers in parallel, their union in enum order, and a failing or slow
 // provider contributes nothing while its failure is reported once.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

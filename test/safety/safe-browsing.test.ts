@@ -1,4 +1,4 @@
-// Google Safe Browsing v4 Lookup (issue 6): the real client against a local server speaking the
+// Google Safe Browsing v4 Lookup: the real client against a local server speaking the
 // API, including its errors, malformed answers, a timeout, and the per-URL verdict cache.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,4 +1,4 @@
-// createSafetyCheck end to end (issue 6): the providers the settings enable, run together on one
+// createSafetyCheck end to end: the providers the settings enable, run together on one
 // URL and head, with real list files and a local Safe Browsing server. Every signal, their union
 // in enum order, a page that triggers none, and providers that fail or are too slow.
 import { suite } from 'uvu';

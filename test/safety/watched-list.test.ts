@@ -1,4 +1,4 @@
-// List files are read again when they change (issue 6: "test that a change is picked up").
+// List files are read again when they change ("test that a change is picked up").
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';

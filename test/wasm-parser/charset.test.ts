@@ -1,4 +1,4 @@
-// Any charset, aiming at readable text (issue 3): BOM, then valid UTF-8, then the HTTP charset,
+// Any charset, aiming at readable text: BOM, then valid UTF-8, then the HTTP charset,
 // then the page's declaration (also after 1024 bytes), else windows-1252.
 import iconv from 'iconv-lite';
 import { test } from 'uvu';

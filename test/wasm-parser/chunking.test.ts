@@ -1,5 +1,5 @@
 // Every fixture, cut into random-size chunks, gives the same ScanResult as the whole document
-// (issue 3). The seed is printed; SCAN_SEED=<n> replays a failing run.
+//. The seed is printed; SCAN_SEED=<n> replays a failing run.
 import { readFileSync, readdirSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

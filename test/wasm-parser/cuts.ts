@@ -1,5 +1,5 @@
-// Random cuts of a document into chunks, repeatable by seed (STYLE.md 7: "Test it by cutting
-// fixtures into random-size chunks, with the seed settable for a repeatable run").
+// Random cuts of a document into chunks, repeatable by seed: a streaming parser must
+// give the same result however its input is cut.
 // SCAN_SEED=<number> replays a run; the seed in use is printed once per process.
 
 import { mulberry32 } from '../helpers/prng.js';

@@ -1,4 +1,4 @@
-// Non-UTF-8 pages made here with an encoder (iconv-lite), never copied from elsewhere (issue 3).
+// Non-UTF-8 pages made here with an encoder (iconv-lite), never copied from elsewhere.
 // Each names what the scanner must read from it; charset.test.ts checks them whole, and
 // chunking.test.ts cuts them at random.
 import iconv from 'iconv-lite';

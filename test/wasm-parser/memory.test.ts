@@ -1,9 +1,9 @@
 // Every WebAssembly rewriter is freed, on success, on error and on early stop: scanning 10,000
-// documents keeps html-rewriter-wasm's memory within a stated bound (issue 3).
-// The bound: the WebAssembly memory grows by at most 2 MiB over the 10,000 documents (measured:
-// 64 KiB) and stays under 32 MiB in all. A rewriter left unfreed costs ~13 KB for good
-// (PITFALLS.md), and an Element or TextChunk handed to a handler and not freed ~40 bytes: before
-// collector.ts freed them, this test measured +20.5 MiB. A leak on any one path breaks the bound.
+// documents keeps html-rewriter-wasm's memory within a stated bound.
+// The bound: the WebAssembly memory grows by at most 2 MiB over the 10,000 documents (64 KiB
+// when nothing leaks) and stays under 32 MiB in all. An HTMLRewriter left unfreed costs ~13 KB
+// of wasm memory for good, and an Element or TextChunk handed to a handler and not freed ~40
+// bytes (about +20.5 MiB over these documents). A leak on any one path breaks the bound.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HeadScanner, scanHead, wasmMemoryBytes } from '../../wasm-parser/index.js';

@@ -1,4 +1,4 @@
-// What the head scanner collects, where it stops, and how it treats its source (issue 3).
+// What the head scanner collects, where it stops, and how it treats its source.
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

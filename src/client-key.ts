@@ -1,0 +1,32 @@
+// Who counts as one client, for the rate limit (api/rate-limit.ts) and the fair fetch shares
+// (fetch/charge.ts), so that what costs an abuser nothing to multiply counts once.
+
+import ipaddr from 'ipaddr.js';
+
+export interface Client {
+  /** The address in one canonical spelling (`::ffff:127.0.0.2` is `127.0.0.2`): what logs show. */
+  ip: string;
+  /** What budgets and shares are counted under: the IPv4 address, or the IPv6 /64. */
+  key: string;
+}
+
+/**
+ * A client from its address. One IPv6 subscriber is routinely given a whole /64 (RFC 6177), so
+ * its addresses are one client; an IPv4-mapped address is the IPv4 client it maps.
+ */
+export function clientOf(address: string): Client {
+  try {
+    const addr = ipaddr.process(address);
+    const ip = addr.toString();
+    if (addr.kind() === 'ipv4') return { ip, key: ip };
+    const prefix = (addr as ipaddr.IPv6).parts.slice(0, 4);
+    return { ip, key: `${prefix.map((p) => p.toString(16)).join(':')}::/64` };
+  } catch {
+    return { ip: address, key: address }; // not an address (a unix socket): the string itself
+  }
+}
+
+/** The key a client's address is counted under (clientOf). */
+export function clientKey(address: string): string {
+  return clientOf(address).key;
+}
