@@ -13,7 +13,8 @@ import { startFreezingProxy, type FreezingProxy } from '../helpers/freezing-prox
 
 const DEADLINE_MS = 200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const failure = (reason: string): Extraction => ({ ok: false, code: 'FETCH_FAILED', reason, expiresAt: Date.now() + 60_000 });
+const expiresAt = Date.now() + 60_000;
+const failure = (reason: string): Extraction => ({ ok: false, code: 'FETCH_FAILED', reason, expiresAt });
 
 interface Ctx {
   proxy: FreezingProxy;
