@@ -17,12 +17,12 @@ import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { rateLimit } from './api/rate-limit.js';
 import { withFastPath } from './api/fast-path.js';
 import { requestLog, requestLogger } from './api/request-log.js';
-import { responseCache, responseCacheOptions, type ResponseCache } from './api/response-cache.js';
 import { createRouter } from './api/router.js';
 import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
 import { fetchThrough } from './fetch/plain-fetch.js';
 import { DnsResolver } from './fetch/resolver.js';
 import { LinkPeekError } from './errors.js';
+import { PATHS } from './routes.js';
 import type { SafeFetch } from './fetch/types.js';
 import { HealthMonitor } from './health.js';
 import { createLogger } from './log.js';
@@ -32,7 +32,8 @@ import {
   MemoryExtractionStore,
   RedisExtractionStore,
   type ExtractionStore,
-} from './metadata/extraction-store.js';
+} from './cache/extraction-store.js';
+import { ResponseStore, responseStoreOptions } from './cache/response-store.js';
 import { imageEnricher } from './metadata/enrich-images.js';
 import { safetyEnricher } from './metadata/enrich-safety.js';
 import { createMetadataService, type Enricher } from './metadata/service.js';
@@ -64,7 +65,7 @@ export interface App {
   health: HealthMonitor;
   metrics: Metrics;
   /** Answers already sent, by exact request target (the cached-hit fast path's store). */
-  responses: ResponseCache;
+  responses: ResponseStore;
   /** The request listener: cached hits answered at once (api/fast-path.ts), the rest by Koa. */
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   /** True while Redis is configured but failing (the memory stores are answering). */
@@ -128,12 +129,14 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
           : undefined,
     });
 
+  const responses = new ResponseStore(responseStoreOptions(config));
   const router = await createRouter(createHandlers({
       config,
       metadata,
       proxy: deps.proxy ?? createImageProxy({ safeFetch, config }),
       health,
       metrics,
+      responses,
     }), {
     target: { allowPrivateNetworks: config.allowPrivateNetworks },
     showcaseLocation: showcaseLocation(config),
@@ -145,7 +148,6 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     metrics.requests.inc({ route, status });
     metrics.requestDuration.observe({ route }, seconds);
   });
-  const responses = responseCache(responseCacheOptions(config));
   koa.use(requestLog(logRequest));
   koa.use(cors);
   // Answers made per request (errors, /metrics, a metadata answer not stored) over 1 KB; stored
@@ -154,7 +156,6 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   koa.use(errorBoundary(logger));
   koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);
-  koa.use(responses);
   koa.use(assetRoutes(config));
   koa.use(router);
 
@@ -232,10 +233,10 @@ function createExtractionStore(config: Config, redis: Redis | null, failover: Fa
  */
 export function showcaseLocation(config: Pick<Config, 'publicBaseUrl' | 'showcaseUrl'>): string {
   const query = new URLSearchParams({ url: config.showcaseUrl }).toString();
-  if (config.publicBaseUrl === null) return `/v1/metadata?${query}`;
+  if (config.publicBaseUrl === null) return `${PATHS.metadata}?${query}`;
   // "https://example.org/linkpeek" is a folder: the endpoint goes under it.
   const base = config.publicBaseUrl.endsWith('/') ? config.publicBaseUrl : `${config.publicBaseUrl}/`;
-  const location = new URL('v1/metadata', base);
+  const location = new URL(PATHS.metadata.slice(1), base);
   location.search = query;
   return location.href;
 }

@@ -1,12 +1,11 @@
 // LinkPeek as src/main.ts builds it — its garbage-collection setting, then createApp(loadConfig(env))
 // inside src/server.ts's createServer (its timeouts) — but listening on 127.0.0.1 port 0 and printing
-// "LISTENING <port> fast path: on|off" on stderr, so the benchmarks can start it fresh per run and
+// "LISTENING <port>" on stderr, so the benchmarks can start it fresh per run and
 // read its /proc status. Request logs go to stdout (the benchmarks send it to /dev/null).
 
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { isResponseCache } from '../../src/api/response-cache.js';
 import { createServer } from '../../src/server.js';
 import { tuneGarbageCollection } from '../../src/gc.js';
 
@@ -14,9 +13,8 @@ const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
 tuneGarbageCollection(config.gcHeapGrowthPercent);
 // BENCH_PREFETCH_IMAGE_HOSTS=false: the world benchmark's comparison without the image-host prefetch.
 const app = await createApp(config, { prefetchImageHosts: process.env.BENCH_PREFETCH_IMAGE_HOSTS !== 'false' });
-const fastPath = app.koa.middleware.some(isResponseCache) ? 'on' : 'off';
 const server = createServer(app, config);
 server.listen(0, '127.0.0.1', () => {
-  process.stderr.write(`LISTENING ${(server.address() as AddressInfo).port} fast path: ${fastPath}\n`);
+  process.stderr.write(`LISTENING ${(server.address() as AddressInfo).port}\n`);
 });
 process.on('SIGTERM', () => process.exit(0));

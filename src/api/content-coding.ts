@@ -1,6 +1,6 @@
 // Which compressed form of a body a client gets (RFC 9110 12.5.3), and the forms themselves.
 // Stored answers and static files are compressed once per coding and the result kept
-// (api/response-cache.ts, assets/static-asset.ts): a repeated request only picks a kept form.
+// (cache/response-store.ts, assets/static-asset.ts): a repeated request only picks a kept form.
 
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';

@@ -5,9 +5,10 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { LinkPeekError, describeError, toHttpError, type ErrorSurface } from '../errors.js';
+import { PATHS } from '../routes.js';
 
 export function surfaceOf(path: string): ErrorSurface {
-  return path === '/v1/cors-proxy' ? 'proxy' : 'metadata';
+  return path === PATHS.proxy ? 'proxy' : 'metadata';
 }
 
 export function errorBoundary(logger: Logger) {

@@ -6,7 +6,7 @@
 //   request id and log line (api/request-log.ts), CORS and nosniff headers (api/cors.ts), the
 //   client's rate limit, counted once (api/rate-limit.ts), the cache-hit counter and Server-Timing
 //   (api/server-timing.ts), and the stored bytes in the coding the client accepts, with their
-//   headers (api/response-cache.ts).
+//   headers (api/cached-answer.ts).
 // Every header that does not depend on the request is gathered once, below, not per hit.
 // Anything else goes to Koa untouched: a miss, another path or method, a request carrying our Via
 // (a fetch loop, refused there), and a hit the rate limit refuses, handed over with its decision
@@ -15,17 +15,18 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { carriesOurVia } from '../fetch/policy.js';
 import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
+import type { ResponseStore } from '../cache/response-store.js';
+import { PATHS } from '../routes.js';
+import { cachedAnswerHeaders } from './cached-answer.js';
 import { requestClient } from './client-ip.js';
 import { codedBody, preferredCoding, type CodedBodies, type Coding } from './content-coding.js';
 import { CORS_HEADERS, NOSNIFF } from './cors.js';
-import { METADATA_CACHE_CONTROL } from './handlers.js';
 import { handOverCounted, rateLimitHeaders } from './rate-limit.js';
 import { newRequestId, type RequestLogger } from './request-log.js';
-import { CACHED_PATH, JSON_TYPE, type ResponseCache } from './response-cache.js';
 import { HIT_SERVER_TIMING } from './server-timing.js';
 
 export interface FastPathDeps {
-  responses: ResponseCache;
+  responses: ResponseStore;
   /** null when rate limiting is off (RATE_LIMIT_MAX=0). */
   limiter: RateLimitStore | null;
   trustProxy: boolean;
@@ -34,25 +35,17 @@ export interface FastPathDeps {
   onHit: () => void;
 }
 
-const CACHED_PREFIX = `${CACHED_PATH}?`;
+const CACHED_PREFIX = `${PATHS.metadata}?`;
 
 /** The headers of a hit that depend only on the coding of the body sent. */
 const HIT_HEADERS: Record<Coding, Readonly<Record<string, string>>> = {
-  identity: hitHeaders(null),
+  identity: hitHeaders('identity'),
   gzip: hitHeaders('gzip'),
   br: hitHeaders('br'),
 };
 
-function hitHeaders(coding: Coding | null): Record<string, string> {
-  return {
-    ...CORS_HEADERS,
-    ...NOSNIFF,
-    'Content-Type': JSON_TYPE,
-    'Cache-Control': METADATA_CACHE_CONTROL,
-    'Server-Timing': HIT_SERVER_TIMING,
-    Vary: 'Accept-Encoding',
-    ...(coding ? { 'Content-Encoding': coding } : {}),
-  };
+function hitHeaders(coding: Coding): Record<string, string> {
+  return { ...CORS_HEADERS, ...NOSNIFF, ...cachedAnswerHeaders(coding), 'Server-Timing': HIT_SERVER_TIMING };
 }
 
 export function withFastPath({ responses, limiter, trustProxy, logRequest, onHit }: FastPathDeps, full: RequestListener): RequestListener {
@@ -67,7 +60,7 @@ export function withFastPath({ responses, limiter, trustProxy, logRequest, onHit
     });
     res.end(body); // HEAD: Node sends the headers and drops the body
     onHit();
-    logRequest({ reqId, method: req.method!, url: req.url!, path: CACHED_PATH, status: 200, started, ip });
+    logRequest({ reqId, method: req.method!, url: req.url!, path: PATHS.metadata, status: 200, started, ip });
   }
 
   return function serve(req, res) {

@@ -4,8 +4,9 @@
 import type { Context, Next } from 'koa';
 import { FetchLoop } from '../errors.js';
 import { carriesOurVia } from '../fetch/policy.js';
+import { API_PREFIX } from '../routes.js';
 
 export async function refuseFetchLoops(ctx: Context, next: Next): Promise<void> {
-  if (ctx.path.startsWith('/v1/') && carriesOurVia(ctx.headers.via)) throw new FetchLoop();
+  if (ctx.path.startsWith(API_PREFIX) && carriesOurVia(ctx.headers.via)) throw new FetchLoop();
   await next();
 }

@@ -11,17 +11,12 @@ import type { HealthMonitor } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import { parseTarget } from '../fetch/target.js';
 import type { MetadataService } from '../metadata/service-types.js';
+import type { ResponseStore } from '../cache/response-store.js';
+import { sendAnswer } from './cached-answer.js';
 import { clientIp } from './client-ip.js';
 import { OPENAPI_PATH, type Operations } from './router.js';
 import { ServerTiming } from './server-timing.js';
 import { StaticAsset } from '../assets/static-asset.js';
-
-function assetNotFound(_c: ApiContext, ctx: Context): never {
-  throw new NotFound(ctx.path);
-}
-
-/** docs/SPEC.md "GET /v1/metadata": a successful response may be cached for 12 hours. */
-export const METADATA_CACHE_CONTROL = 'public, max-age=43200';
 
 /** Answers `ctx` with the image at `target`, fetched on behalf of the client at IP `client`. */
 export type ImageProxy = (ctx: Context, target: URL, client?: string) => Promise<void>;
@@ -37,9 +32,11 @@ export interface HandlerDeps {
   proxy: ImageProxy;
   health: HealthMonitor;
   metrics: Metrics;
+  /** Where answers are kept for the fast path. */
+  responses: ResponseStore;
 }
 
-export function createHandlers({ config, metadata, proxy, health, metrics }: HandlerDeps): Operations {
+export function createHandlers({ config, metadata, proxy, health, metrics, responses }: HandlerDeps): Operations {
   const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks };
   const openapiDocument = new StaticAsset(readFileSync(OPENAPI_PATH), { type: 'application/yaml; charset=utf-8', cacheControl: 'public, max-age=3600' });
 
@@ -50,8 +47,8 @@ export function createHandlers({ config, metadata, proxy, health, metrics }: Han
       // allow_fallback is reserved and has no effect (docs/SPEC.md).
       const timing = new ServerTiming();
       try {
-        ctx.body = await metadata.get(target, query.prefer ?? 'og', requestingClient(ctx), timing);
-        ctx.set('Cache-Control', METADATA_CACHE_CONTROL);
+        const answer = await metadata.get(target, query.prefer ?? 'og', requestingClient(ctx), timing);
+        sendAnswer(ctx, responses, answer.metadata, answer.expiresAt);
       } finally {
         // A 422 tells how long its failed fetch took, too.
         ctx.set('Server-Timing', timing.header());
@@ -63,13 +60,6 @@ export function createHandlers({ config, metadata, proxy, health, metrics }: Han
       const target = parseTarget(query.url, targetOptions);
       await proxy(ctx, target, requestingClient(ctx));
     },
-
-    // Served by the asset routes in front of the router (src/assets/routes.ts); what reaches
-    // here is a file they do not have.
-    getComponent: assetNotFound,
-    getShowcase: assetNotFound,
-    getDocs: assetNotFound,
-    getDocsFile: assetNotFound,
 
     getHealth(_c: ApiContext, ctx: Context) {
       const report = health.report();

@@ -8,9 +8,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import { RateLimited } from '../errors.js';
 import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
+import { DATA_PATHS } from '../routes.js';
 import { requestClient } from './client-ip.js';
-
-export const LIMITED_PATHS: ReadonlySet<string> = new Set(['/v1/metadata', '/v1/cors-proxy']);
 
 /** The headers every counted request carries, allowed or not (docs/SPEC.md "Limits"). */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
@@ -35,7 +34,7 @@ export function rateLimit(store: RateLimitStore | null, onLimited: (path: string
   return async function rateLimit(ctx: Context, next: Next): Promise<void> {
     const client = requestClient(ctx.req, ctx.app.proxy);
     ctx.state.clientIp = client.ip;
-    if (store === null || !LIMITED_PATHS.has(ctx.path)) return next();
+    if (store === null || !DATA_PATHS.has(ctx.path)) return next();
     const decision = counted.get(ctx.req) ?? (await store.hit(client.key));
     ctx.set(rateLimitHeaders(decision));
     if (!decision.allowed) {

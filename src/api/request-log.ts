@@ -7,12 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
+import { PATHS } from '../routes.js';
 
 /** Query strings can be as long as MAX_URL_LENGTH and more; the log keeps a bounded prefix. */
 const LOGGED_URL_MAX = 512;
 
 /** Paths with a route label of their own; everything else is "other" (bounded label values). */
-const ROUTES: ReadonlySet<string> = new Set(['/v1/metadata', '/v1/cors-proxy', '/component.js', '/', '/openapi.yaml', '/docs', '/healthz', '/metrics']);
+const ROUTES: ReadonlySet<string> = new Set(Object.values(PATHS));
 
 /** The status sent, or "cut": the headers left but the body did not arrive whole. */
 export type LoggedStatus = number | 'cut';

@@ -25,12 +25,8 @@ export type KoaHandler = (api: ApiContext, ctx: Context) => Promise<void> | void
 export interface Operations {
   getMetadata: KoaHandler;
   proxyImage: KoaHandler;
-  getComponent: KoaHandler;
   getOpenApiDocument: KoaHandler;
   getHealth: KoaHandler;
-  getShowcase: KoaHandler;
-  getDocs: KoaHandler;
-  getDocsFile: KoaHandler;
   getMetrics: KoaHandler;
 }
 
@@ -85,6 +81,9 @@ export async function createRouter(operations: Operations, options: RouterOption
   handlers.notFound = (_c: ApiContext, ctx: Context) => {
     throw new NotFound(ctx.path);
   };
+  // The component, the showcase and the docs are served by the asset routes in front of the
+  // router (src/assets/routes.ts) and have no handler here: what reaches them is a file they lack.
+  handlers.notImplemented = handlers.notFound;
   handlers.methodNotAllowed = (_c: ApiContext, ctx: Context) => {
     throw new MethodNotAllowed(ctx.method, ctx.path, allowed.get(ctx.path) ?? GET_ONLY);
   };

@@ -3,6 +3,7 @@
 // in by the browser (the Host header is not trusted into HTML). The one dynamic value, the
 // default URL from config, is HTML-escaped.
 import { createHash } from 'node:crypto';
+import { PATHS } from '../routes.js';
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -92,7 +93,7 @@ export function showcaseHtml(defaultUrl: string): string {
 &lt;linkpeek-preview data-url="<span data-page>${url}</span>"&gt;&lt;/linkpeek-preview&gt;</code></pre>
 
 <h2>curl</h2>
-<pre><code>curl '<span data-origin></span>/v1/metadata?url=<span data-page-query>${encodeURIComponent(defaultUrl).replace(/'/g, '%27')}</span>'</code></pre>
+<pre><code>curl '<span data-origin></span>${PATHS.metadata}?url=<span data-page-query>${encodeURIComponent(defaultUrl).replace(/'/g, '%27')}</span>'</code></pre>
 
 <h2>SDK (TypeScript)</h2>
 <pre><code>import { createClient, getMetadata } from 'linkpeek-client';

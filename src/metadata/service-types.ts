@@ -4,8 +4,9 @@ import type { Metadata } from '../../generated/types.gen.js';
 
 export type Prefer = 'og' | 'twitter';
 
-/** How a request's answer came about: from the cache, fetched for it, or shared with a fetch in flight. */
-export type CacheOutcome = 'hit' | 'miss' | 'shared';
+import type { CacheOutcome } from '../cache/single-flight.js';
+
+export type { CacheOutcome };
 
 /** The steps of an uncached answer that Server-Timing reports, in the order they happen. */
 export type TimingStep = 'dns' | 'connect' | 'fetch' | 'scan' | 'enrich';
@@ -17,12 +18,18 @@ export interface RequestTiming {
   step(name: TimingStep, ms: number | null | undefined): void;
 }
 
+/** One preference of an extraction, and when that extraction expires (epoch ms): the answer must not outlive it. */
+export interface Answer {
+  metadata: Metadata;
+  expiresAt: number;
+}
+
 export interface MetadataService {
   /**
    * Metadata of the page at `target`, fetched on behalf of the client at IP `client` (its fair
    * share of fetch slots); throws FetchFailed / FetchTimeout / Overloaded. `timing` hears the
    * cache outcome and, when this request fetched, how long each step took.
    */
-  get(target: URL, prefer: Prefer, client?: string, timing?: RequestTiming): Promise<Metadata>;
+  get(target: URL, prefer: Prefer, client?: string, timing?: RequestTiming): Promise<Answer>;
   close(): Promise<void>;
 }

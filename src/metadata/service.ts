@@ -12,8 +12,10 @@ import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch } from '../fetch/types.js';
 import { SNIFF_BYTES, sniffImage } from '../images/sniff.js';
 import { emptyMetadata, extractBoth } from './extract.js';
-import type { Extraction, ExtractionStore } from './extraction-store.js';
-import type { CacheOutcome, MetadataService, Prefer, RequestTiming } from './service-types.js';
+import type { Extraction, ExtractionStore } from '../cache/extraction-store.js';
+import { extractionExpiry } from '../cache/lifetime.js';
+import { SingleFlight } from '../cache/single-flight.js';
+import type { Answer, CacheOutcome, MetadataService, Prefer, RequestTiming } from './service-types.js';
 
 /** What an enricher sees and may fill in: both variants of one page, before they are cached. */
 export interface EnrichmentInput {
@@ -53,9 +55,6 @@ export interface MetadataServiceDeps {
 /** Hosts prefetched per page at most: the probes use three URLs; a page listing hundreds gets no more. */
 const PREFETCH_HOSTS = 4;
 
-/** How often an instance waiting for another's fetch looks for the result. */
-const CLAIM_POLL_MS = 25;
-
 /** The cache key of a target: its URL without the fragment, which never reaches the server. */
 export function extractionKey(target: URL): string {
   const key = new URL(target.href);
@@ -65,45 +64,12 @@ export function extractionKey(target: URL): string {
 
 export function createMetadataService(deps: MetadataServiceDeps): MetadataService {
   const { config, store } = deps;
-  const inflight = new Map<string, Promise<Extraction>>();
-
   /** Longest an extraction can take: the fetch deadline, the enrichment budget, and a margin. */
-  const claimTtlMs = config.fetchTimeoutMs + config.enrichBudgetMs + 1000;
-
-  /**
-   * Another instance is fetching this page: wait for its result to land in the shared store. If
-   * its claim goes away without a result (it failed to store, or died), fetch here after all.
-   */
-  async function awaitOtherInstance(key: string): Promise<Extraction | undefined> {
-    const deadline = Date.now() + claimTtlMs;
-    while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
-      const done = await store.get(key);
-      if (done) return done;
-      if (!(await store.claimed(key))) return store.get(key);
-    }
-    return undefined;
-  }
+  const flights = new SingleFlight(store, config.fetchTimeoutMs + config.enrichBudgetMs + 1000);
 
   function settle(outcome: CacheOutcome, timing: RequestTiming | undefined): void {
     deps.onCache?.(outcome);
     if (timing) timing.cache = outcome;
-  }
-
-  async function extract(target: URL, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
-    const key = extractionKey(target);
-    if (!(await store.claim(key, claimTtlMs))) {
-      const theirs = await awaitOtherInstance(key);
-      if (theirs) {
-        if (timing) timing.cache = 'shared';
-        return theirs;
-      }
-    }
-    try {
-      return await extractHere(target, client, timing);
-    } finally {
-      await store.release(key);
-    }
   }
 
   async function extractHere(target: URL, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
@@ -114,18 +80,18 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
       timing?.step('enrich', performance.now() - enriching);
       // An enricher that overran the budget must not change what is already cached: then the
       // cache gets a copy. When every enricher has settled, nothing can touch the objects again.
-      const value: Extraction = allSettled
-        ? { ok: true, og: fresh.og, twitter: fresh.twitter }
-        : { ok: true, og: structuredClone(fresh.og), twitter: structuredClone(fresh.twitter) };
-      await store.set(extractionKey(target), value, config.cacheTtlMs);
+      const [og, twitter] = allSettled ? [fresh.og, fresh.twitter] : [structuredClone(fresh.og), structuredClone(fresh.twitter)];
+      const value: Extraction = { ok: true, og, twitter, expiresAt: extractionExpiry(true, config) };
+      await store.set(extractionKey(target), value);
       return value;
     } catch (err) {
       // The page's own failures are kept briefly so a dead host is not hammered. Our saturation
       // (Overloaded, a deadline spent waiting for a slot) and the unexpected say nothing about
       // the page (LinkPeekError.pageFailure) and are not cached: the next request tries afresh.
       if (err instanceof FetchFailed && err.pageFailure) {
-        const value: Extraction = { ok: false, code: err instanceof FetchTimeout ? 'FETCH_TIMEOUT' : 'FETCH_FAILED', reason: err.reason, failure: err.failure };
-        await store.set(extractionKey(target), value, config.cacheFailureTtlMs);
+        const code = err instanceof FetchTimeout ? 'FETCH_TIMEOUT' : 'FETCH_FAILED';
+        const value: Extraction = { ok: false, code, reason: err.reason, failure: err.failure, expiresAt: extractionExpiry(false, config) };
+        await store.set(extractionKey(target), value);
         return value;
       }
       throw err;
@@ -133,27 +99,24 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
   }
 
   return {
-    async get(target: URL, prefer: Prefer, client?: string, timing?: RequestTiming): Promise<Metadata> {
+    async get(target: URL, prefer: Prefer, client?: string, timing?: RequestTiming): Promise<Answer> {
       const key = extractionKey(target);
       let extraction = await store.get(key);
       if (extraction) settle('hit', timing);
       else {
-        let pending = inflight.get(key);
-        if (pending) settle('shared', timing);
-        else {
-          // Before extract() runs: it may find another instance's result and say 'shared'.
-          settle('miss', timing);
-          // The fetch is charged to this client; those who join it while in flight share it free.
-          pending = extract(target, client, timing).finally(() => inflight.delete(key));
-          inflight.set(key, pending);
-        }
-        extraction = await pending;
+        // The fetch is charged to this client; those who join it while in flight share it free.
+        // Settled before the extraction runs: it may find another instance's result and say 'shared'.
+        const flight = flights.run(key, () => extractHere(target, client, timing), () => {
+          if (timing) timing.cache = 'shared';
+        });
+        settle(flight.outcome, timing);
+        extraction = await flight.extraction;
       }
       if (!extraction.ok) {
         if (extraction.code === 'FETCH_TIMEOUT') throw new FetchTimeout(extraction.reason, { deadlineMs: config.fetchTimeoutMs });
         throw new FetchFailed(extraction.reason, { failure: extraction.failure ?? failures.unreachable() });
       }
-      return extraction[prefer];
+      return { metadata: extraction[prefer], expiresAt: extraction.expiresAt };
     },
     async close() {},
   };

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { ServerTiming } from '../../src/api/server-timing.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import type { SafeFetch } from '../../src/fetch/types.js';
-import { MemoryExtractionStore } from '../../src/metadata/extraction-store.js';
+import { MemoryExtractionStore } from '../../src/cache/extraction-store.js';
 import { createMetadataService } from '../../src/metadata/service.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
 import { testConfig } from '../fetch/harness.js';

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { Failover } from '../../src/store/failover.js';
 import { connectRedis } from '../../src/store/redis.js';
-import { FallbackExtractionStore, MemoryExtractionStore, RedisExtractionStore, type Extraction } from '../../src/metadata/extraction-store.js';
+import { FallbackExtractionStore, MemoryExtractionStore, RedisExtractionStore, type Extraction } from '../../src/cache/extraction-store.js';
 import { startFreezingProxy, type FreezingProxy } from '../helpers/freezing-proxy.js';
 
 // A Redis that accepts connections and never answers (here: a proxy in front of the real Redis
@@ -13,7 +13,8 @@ import { startFreezingProxy, type FreezingProxy } from '../helpers/freezing-prox
 
 const DEADLINE_MS = 200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const failure = (reason: string): Extraction => ({ ok: false, code: 'FETCH_FAILED', reason });
+const expiresAt = Date.now() + 60_000;
+const failure = (reason: string): Extraction => ({ ok: false, code: 'FETCH_FAILED', reason, expiresAt });
 
 interface Ctx {
   proxy: FreezingProxy;
@@ -36,11 +37,11 @@ stall('trips the failover at the deadline; later operations go to memory without
   const memory = new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 });
   const store = new FallbackExtractionStore(new RedisExtractionStore(redis, 'lp:'), memory, failover);
   try {
-    await store.set('stall:a', failure('in redis'), 60_000);
+    await store.set('stall:a', failure('in redis'));
     assert.equal(await store.get('stall:a'), failure('in redis'), 'Redis answers before the freeze');
 
     proxy.freeze();
-    await memory.set('stall:a', failure('in memory'), 60_000);
+    await memory.set('stall:a', failure('in memory'));
     const started = performance.now();
     assert.equal(await store.get('stall:a'), failure('in memory'), 'the memory store answers');
     const waited = performance.now() - started;
@@ -51,7 +52,7 @@ stall('trips the failover at the deadline; later operations go to memory without
 
     const sent = proxy.bytesFromClients;
     for (let i = 0; i < 20; i++) assert.equal(await store.get('stall:a'), failure('in memory'));
-    await store.set('stall:b', failure('b'), 60_000);
+    await store.set('stall:b', failure('b'));
     assert.ok(await store.claim('stall:c', 1000));
     assert.is(proxy.bytesFromClients, sent, 'tripped: no operation tried Redis again');
 
@@ -64,7 +65,7 @@ stall('trips the failover at the deadline; later operations go to memory without
     assert.equal(await store.get('stall:a'), failure('in redis'), 'back on Redis');
   } finally {
     failover.close();
-    await redis.del('lp:x2:stall:a');
+    await redis.del('lp:x3:stall:a');
   }
 });
 

@@ -7,18 +7,25 @@ import { LRUCache } from 'lru-cache';
 import type { Metadata } from '../../generated/types.gen.js';
 import type { FetchFailure } from '../fetch/fetch-failure.js';
 import type { Failover } from '../store/failover.js';
+import { remainingMs } from './lifetime.js';
 
-/** One cached answer for a target URL: both preferences, or the failure to repeat for a while. */
-export type Extraction =
+/**
+ * One cached answer for a target URL: both preferences, or the failure to repeat for a while.
+ * `expiresAt` (epoch ms, cache/lifetime.ts) travels with it, so whoever serves it from any store
+ * knows how long what it builds from it may be kept.
+ */
+export type Extraction = (
   | { ok: true; og: Metadata; twitter: Metadata }
-  | { ok: false; code: 'FETCH_FAILED' | 'FETCH_TIMEOUT'; reason: string; failure?: FetchFailure };
+  | { ok: false; code: 'FETCH_FAILED' | 'FETCH_TIMEOUT'; reason: string; failure?: FetchFailure }
+) & { expiresAt: number };
 
 export interface ExtractionStore {
   get(key: string): Promise<Extraction | undefined>;
-  set(key: string, value: Extraction, ttlMs: number): Promise<void>;
+  /** Keeps `value` until its `expiresAt`; one already expired is not stored. */
+  set(key: string, value: Extraction): Promise<void>;
   /**
    * Claims the right to fetch `key` for `ttlMs` across every instance sharing this store (the
-   * fleet-wide half of single-flight; the in-process half is the service's own map). False when
+   * fleet-wide half of single-flight; the in-process half is cache/single-flight.ts). False when
    * another instance holds it.
    */
   claim(key: string, ttlMs: number): Promise<boolean>;
@@ -45,15 +52,16 @@ export class MemoryExtractionStore implements ExtractionStore {
     return this.lru.get(key);
   }
 
-  async set(key: string, value: Extraction, ttlMs: number): Promise<void> {
-    if (ttlMs > 0) this.lru.set(key, value, { ttl: ttlMs });
+  async set(key: string, value: Extraction): Promise<void> {
+    const ttl = remainingMs(value.expiresAt);
+    if (ttl > 0) this.lru.set(key, value, { ttl });
   }
 
   get size(): number {
     return this.lru.size;
   }
 
-  // One process: the service's in-flight map already makes concurrent requests share one fetch.
+  // One process: cache/single-flight.ts already makes concurrent requests share one fetch.
   async claim(): Promise<boolean> {
     return true;
   }
@@ -77,8 +85,8 @@ export class RedisExtractionStore implements ExtractionStore {
     keyPrefix: string,
   ) {
     // The number names what an entry may hold; it changes with that, so an entry written under
-    // older rules (a `url` that kept the requester's fragment) is never served.
-    this.prefix = `${keyPrefix}x2:`;
+    // older rules (a `url` that kept the requester's fragment, no `expiresAt`) is never served.
+    this.prefix = `${keyPrefix}x3:`;
     this.claimPrefix = `${keyPrefix}claim:`;
   }
 
@@ -87,8 +95,9 @@ export class RedisExtractionStore implements ExtractionStore {
     return raw === null ? undefined : (JSON.parse(raw) as Extraction);
   }
 
-  async set(key: string, value: Extraction, ttlMs: number): Promise<void> {
-    if (ttlMs > 0) await this.redis.set(this.prefix + key, JSON.stringify(value), 'PX', ttlMs);
+  async set(key: string, value: Extraction): Promise<void> {
+    const ttl = Math.ceil(remainingMs(value.expiresAt));
+    if (ttl > 0) await this.redis.set(this.prefix + key, JSON.stringify(value), 'PX', ttl);
   }
 
   async claim(key: string, ttlMs: number): Promise<boolean> {
@@ -120,10 +129,10 @@ export class FallbackExtractionStore implements ExtractionStore {
     );
   }
 
-  set(key: string, value: Extraction, ttlMs: number): Promise<void> {
+  set(key: string, value: Extraction): Promise<void> {
     return this.failover.run(
-      () => this.primary.set(key, value, ttlMs),
-      () => this.fallback.set(key, value, ttlMs),
+      () => this.primary.set(key, value),
+      () => this.fallback.set(key, value),
     );
   }
 

@@ -1,0 +1,60 @@
+// One fetch per page at a time. In this process, requests for a page being extracted join that
+// extraction (a map of promises). Across instances sharing a Redis store, the first to claim the
+// page fetches it and the others wait for its result to land in the store; should that claim go
+// away without a result (the instance failed to store, or died), a waiter fetches after all.
+
+import type { Extraction, ExtractionStore } from './extraction-store.js';
+
+/** How a request's answer came about: from the cache, fetched for it, or shared with a fetch in flight. */
+export type CacheOutcome = 'hit' | 'miss' | 'shared';
+
+/** How often an instance waiting for another's fetch looks for the result. */
+const CLAIM_POLL_MS = 25;
+
+export class SingleFlight {
+  private readonly inflight = new Map<string, Promise<Extraction>>();
+
+  /** `claimTtlMs`: the longest one extraction can take; a claim older than that is let go. */
+  constructor(
+    private readonly store: ExtractionStore,
+    private readonly claimTtlMs: number,
+  ) {}
+
+  /**
+   * The extraction of `key`: joined if this process is already at it ('shared'), else run here by
+   * `work` ('miss'), or taken from another instance that was at it (told by `onOtherInstance`).
+   */
+  run(key: string, work: () => Promise<Extraction>, onOtherInstance: () => void): { outcome: CacheOutcome; extraction: Promise<Extraction> } {
+    const pending = this.inflight.get(key);
+    if (pending) return { outcome: 'shared', extraction: pending };
+    const extraction = this.claimAndRun(key, work, onOtherInstance).finally(() => this.inflight.delete(key));
+    this.inflight.set(key, extraction);
+    return { outcome: 'miss', extraction };
+  }
+
+  private async claimAndRun(key: string, work: () => Promise<Extraction>, onOtherInstance: () => void): Promise<Extraction> {
+    if (!(await this.store.claim(key, this.claimTtlMs))) {
+      const theirs = await this.awaitOtherInstance(key);
+      if (theirs) {
+        onOtherInstance();
+        return theirs;
+      }
+    }
+    try {
+      return await work();
+    } finally {
+      await this.store.release(key);
+    }
+  }
+
+  private async awaitOtherInstance(key: string): Promise<Extraction | undefined> {
+    const deadline = Date.now() + this.claimTtlMs;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+      const done = await this.store.get(key);
+      if (done) return done;
+      if (!(await this.store.claimed(key))) return this.store.get(key);
+    }
+    return undefined;
+  }
+}
