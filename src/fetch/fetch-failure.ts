@@ -37,8 +37,12 @@ export const failures = {
   fetchLoop: (): FetchFailure => ({ reason: 'fetch_loop', message: 'Requests from LinkPeek itself are refused (fetch loop).' }),
 } as const;
 
-/** Node's dns error codes for a name that has no usable answer (dns.lookup and dns.Resolver alike). */
-const DNS_CODES: ReadonlySet<string> = new Set(['ENOTFOUND', 'ENODATA', 'ESERVFAIL', 'ETIMEOUT', 'EREFUSED']);
+/**
+ * Node's dns error codes for a name that has no usable answer (dns.lookup and dns.Resolver alike).
+ * EBADNAME is a name DNS cannot carry (a label over 63 characters, over 253 in all): it resolves
+ * nowhere, says nothing about any address, and the user's fix is the same as for a typo.
+ */
+const DNS_CODES: ReadonlySet<string> = new Set(['ENOTFOUND', 'ENODATA', 'ESERVFAIL', 'ETIMEOUT', 'EREFUSED', 'EBADNAME']);
 /** OpenSSL's verification failures and Node's host-name check: the certificate, not the network. */
 const CERTIFICATE_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|HOSTNAME_MISMATCH/;
 

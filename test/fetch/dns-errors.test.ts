@@ -8,7 +8,8 @@ import { rejection, testConfig } from './harness.js';
 
 // A failed lookup reaches safeFetch's caller as FetchFailed whose `cause` carries Node's dns error
 // code and the name: callers tell a name that does not exist from a nameserver that failed, and
-// our own saturation (EDNSOVERLOAD) from the page's fault.
+// our own saturation (EDNSOVERLOAD) from the page's fault. Each is told to the API's caller as
+// `name_not_resolved` naming the host: a name DNS cannot carry (EBADNAME) resolves nowhere either.
 
 interface Ctx {
   dns: WorldDns;
@@ -41,7 +42,8 @@ for (const [host, code] of cases) {
     try {
       const err = await rejection(safeFetch(new URL(`http://${host}/`), { maxBytes: 1024 }));
       assert.instance(err, FetchFailed);
-      assert.is(err.message, 'The page could not be fetched.');
+      assert.equal((err as FetchFailed).failure, { reason: 'name_not_resolved', message: `The name ${host} does not resolve.` });
+      assert.is(err.message, `The name ${host} does not resolve.`);
       const cause = err.cause as { code?: string; hostname?: string };
       assert.equal([cause.code, cause.hostname], [code, host]);
     } finally {

@@ -13,7 +13,7 @@ import { startWorldDns, type WorldDns } from '../world/dns-server.js';
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const DNS_TIMEOUT_MS = 1000;
 const q = (url: string) => `/v1/metadata?${new URLSearchParams({ url })}`;
-const FETCH_FAILED = { code: 422, message: 'The page could not be fetched.' };
+const notResolved = (host: string) => ({ code: 422, reason: 'name_not_resolved', message: `The name ${host} does not resolve.` });
 
 interface Ctx {
   dns: WorldDns;
@@ -86,9 +86,9 @@ test('after the TTL the name is asked again, not before', async ({ dns, svc, at 
 test('a name that does not exist is a 422, remembered: the next page on it sends no query', async ({ dns, svc, at }) => {
   const first = await svc.request(q(at('gone.test', '/page?n=1')));
   assert.is(first.status, 422);
-  assert.equal(first.json, FETCH_FAILED);
+  assert.equal(first.json, notResolved('gone.test'));
   const second = await svc.request(q(at('gone.test', '/page?n=2')));
-  assert.equal([second.status, second.json], [422, FETCH_FAILED]);
+  assert.equal([second.status, second.json], [422, notResolved('gone.test')]);
   assert.is(dns.queries('gone.test', 'A'), 1);
 });
 
@@ -110,7 +110,7 @@ test('a nameserver that never answers for one name: 422 within the deadline, and
   assert.not.ok(deadAnswered, 'the page on site.test was answered while dead.test was still being asked');
   const res = await dead;
   const elapsed = performance.now() - started;
-  assert.equal([res.status, res.json], [422, FETCH_FAILED]);
+  assert.equal([res.status, res.json], [422, notResolved('dead.test')]);
   assert.ok(elapsed < DNS_TIMEOUT_MS + 1_000, `answered after ${elapsed} ms`);
 });
 
