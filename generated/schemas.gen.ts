@@ -12,7 +12,13 @@ export const MetadataSchema = {
         'favicon',
         'og',
         'twitter',
-        'safety_tags'
+        'safety_tags',
+        'site_name',
+        'lang',
+        'author',
+        'published_time',
+        'theme_color',
+        'embed'
     ],
     properties: {
         title: {
@@ -61,6 +67,120 @@ export const MetadataSchema = {
             items: {
                 $ref: '#/components/schemas/SafetyTag'
             }
+        },
+        site_name: {
+            type: 'string',
+            nullable: true,
+            description: 'Name of the site, beyond SPEC.md. Order: `og:site_name`, then `<meta name=application-name>`, then the JSON-LD `publisher.name`. Null if none is found.'
+        },
+        lang: {
+            type: 'string',
+            nullable: true,
+            description: 'Language of the page as a BCP 47 tag (for example `en`, `pt-BR`), beyond SPEC.md. Order: `<html lang>`, then `og:locale` (`en_US` becomes `en-US`), then the `Content-Language` response header. Null if none is found or none is well formed.'
+        },
+        author: {
+            type: 'string',
+            nullable: true,
+            description: 'Author of the page, beyond SPEC.md. Order: `<meta name=author>`, then `article:author` when it is not a URL, then the JSON-LD `author.name`. Null if none is found.'
+        },
+        published_time: {
+            type: 'string',
+            format: 'date-time',
+            nullable: true,
+            description: 'When the page was published, as an ISO 8601 instant in UTC (`2024-05-01T09:30:00.000Z`), beyond SPEC.md. Order: `article:published_time`, then the JSON-LD `datePublished`, then common meta dates (`datePublished`, `date`, `DC.date.issued`, `pubdate`). A date without a time is taken at 00:00 UTC; a value that is not a date is skipped. Null if none is found.'
+        },
+        theme_color: {
+            type: 'string',
+            nullable: true,
+            description: 'The page\'s `<meta name=theme-color>`, beyond SPEC.md: the one without a `media` query, else the one for `prefers-color-scheme: light`. A CSS color (hex, `rgb()`, `rgba()`, `hsl()`, `hsla()` or a named color), lower-cased. Null if none is found or it is not a color.'
+        },
+        embed: {
+            $ref: '#/components/schemas/Embed'
+        }
+    }
+} as const;
+
+export const EmbedSchema = {
+    type: 'object',
+    nullable: true,
+    description: 'The page\'s oEmbed answer, beyond SPEC.md: from the provider\'s endpoint for URLs of known\noEmbed providers, else from a `<link rel=alternate type=application/json+oembed>` in the\npage\'s head. Null when there is none, or when it could not be fetched within the\nenrichment budget.\n\n`html` is untrusted third-party markup. Never insert it into a page as it is: render it, if\nat all, inside a sandboxed `<iframe>` on another origin. The LinkPeek element never renders it.\n',
+    required: [
+        'type',
+        'provider_name',
+        'provider_url',
+        'title',
+        'author_name',
+        'author_url',
+        'thumbnail_url',
+        'thumbnail_width',
+        'thumbnail_height',
+        'width',
+        'height',
+        'html'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'photo',
+                'video',
+                'link',
+                'rich'
+            ],
+            description: 'The oEmbed type.'
+        },
+        provider_name: {
+            type: 'string',
+            nullable: true
+        },
+        provider_url: {
+            type: 'string',
+            format: 'uri',
+            nullable: true
+        },
+        title: {
+            type: 'string',
+            nullable: true
+        },
+        author_name: {
+            type: 'string',
+            nullable: true
+        },
+        author_url: {
+            type: 'string',
+            format: 'uri',
+            nullable: true
+        },
+        thumbnail_url: {
+            type: 'string',
+            format: 'uri',
+            nullable: true
+        },
+        thumbnail_width: {
+            type: 'number',
+            nullable: true,
+            minimum: 0
+        },
+        thumbnail_height: {
+            type: 'number',
+            nullable: true,
+            minimum: 0
+        },
+        width: {
+            type: 'number',
+            nullable: true,
+            minimum: 0,
+            description: 'Width of the embed in pixels (of the photo for `photo`).'
+        },
+        height: {
+            type: 'number',
+            nullable: true,
+            minimum: 0
+        },
+        html: {
+            type: 'string',
+            nullable: true,
+            description: 'Untrusted third-party markup (for `video` and `rich`). See above.'
         }
     }
 } as const;

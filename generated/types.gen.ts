@@ -44,7 +44,62 @@ export type Metadata = {
      * Safety labels for the URL. Empty when no tag applies or when the safety lookup fails.
      */
     safety_tags: Array<SafetyTag>;
+    /**
+     * Name of the site, beyond SPEC.md. Order: `og:site_name`, then `<meta name=application-name>`, then the JSON-LD `publisher.name`. Null if none is found.
+     */
+    site_name: string | null;
+    /**
+     * Language of the page as a BCP 47 tag (for example `en`, `pt-BR`), beyond SPEC.md. Order: `<html lang>`, then `og:locale` (`en_US` becomes `en-US`), then the `Content-Language` response header. Null if none is found or none is well formed.
+     */
+    lang: string | null;
+    /**
+     * Author of the page, beyond SPEC.md. Order: `<meta name=author>`, then `article:author` when it is not a URL, then the JSON-LD `author.name`. Null if none is found.
+     */
+    author: string | null;
+    /**
+     * When the page was published, as an ISO 8601 instant in UTC (`2024-05-01T09:30:00.000Z`), beyond SPEC.md. Order: `article:published_time`, then the JSON-LD `datePublished`, then common meta dates (`datePublished`, `date`, `DC.date.issued`, `pubdate`). A date without a time is taken at 00:00 UTC; a value that is not a date is skipped. Null if none is found.
+     */
+    published_time: string | null;
+    /**
+     * The page's `<meta name=theme-color>`, beyond SPEC.md: the one without a `media` query, else the one for `prefers-color-scheme: light`. A CSS color (hex, `rgb()`, `rgba()`, `hsl()`, `hsla()` or a named color), lower-cased. Null if none is found or it is not a color.
+     */
+    theme_color: string | null;
+    embed: Embed;
 };
+
+/**
+ * The page's oEmbed answer, beyond SPEC.md: from the provider's endpoint for URLs of known
+ * oEmbed providers, else from a `<link rel=alternate type=application/json+oembed>` in the
+ * page's head. Null when there is none, or when it could not be fetched within the
+ * enrichment budget.
+ *
+ * `html` is untrusted third-party markup. Never insert it into a page as it is: render it, if
+ * at all, inside a sandboxed `<iframe>` on another origin. The LinkPeek element never renders it.
+ *
+ */
+export type Embed = {
+    /**
+     * The oEmbed type.
+     */
+    type: 'photo' | 'video' | 'link' | 'rich';
+    provider_name: string | null;
+    provider_url: string | null;
+    title: string | null;
+    author_name: string | null;
+    author_url: string | null;
+    thumbnail_url: string | null;
+    thumbnail_width: number | null;
+    thumbnail_height: number | null;
+    /**
+     * Width of the embed in pixels (of the photo for `photo`).
+     */
+    width: number | null;
+    height: number | null;
+    /**
+     * Untrusted third-party markup (for `video` and `rich`). See above.
+     */
+    html: string | null;
+} | null;
 
 /**
  * An image (preview image or favicon). Image analysis is best effort: `url` can be set while

@@ -47,7 +47,7 @@ export const VALIDATION_OPTIONS = {
   coerceTypes: true,
   ajvOpts: { useDefaults: true, allErrors: true },
   customizeAjv: <A>(ajv: A): A => {
-    addFormats(ajv, ['uri']);
+    addFormats(ajv, ['uri', 'date-time']);
     return ajv;
   },
 } as const;

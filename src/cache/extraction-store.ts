@@ -86,7 +86,7 @@ export class RedisExtractionStore implements ExtractionStore {
   ) {
     // The number names what an entry may hold; it changes with that, so an entry written under
     // older rules (a `url` that kept the requester's fragment, no `expiresAt`) is never served.
-    this.prefix = `${keyPrefix}x3:`;
+    this.prefix = `${keyPrefix}x4:`;
     this.claimPrefix = `${keyPrefix}claim:`;
   }
 

@@ -50,6 +50,7 @@ function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, opti
     og: page.og,
     twitter: page.twitter,
     safety_tags: [],
+    ...noAdditiveFields(),
   };
 }
 
@@ -68,7 +69,13 @@ export function emptyMetadata(pageUrl: URL, options: ExtractOptions = {}): Metad
     og: {},
     twitter: {},
     safety_tags: [],
+    ...noAdditiveFields(),
   };
+}
+
+/** The fields beyond docs/SPEC.md, each null until its rule finds a value. */
+function noAdditiveFields(): Pick<Metadata, 'site_name' | 'lang' | 'author' | 'published_time' | 'theme_color' | 'embed'> {
+  return { site_name: null, lang: null, author: null, published_time: null, theme_color: null, embed: null };
 }
 
 /**

@@ -16,6 +16,12 @@ export function metadataFor(upstreamOrigin: string, overrides: Partial<DataMeta>
     og: { 'og:title': 'Tide pools of the northern coast', 'og:image:alt': 'Sea stars in a rock pool at low tide' },
     twitter: {},
     safety_tags: [],
+    site_name: null,
+    lang: null,
+    author: null,
+    published_time: null,
+    theme_color: null,
+    embed: null,
     ...overrides,
   };
 }

@@ -13,7 +13,7 @@ const doc: Json = parse(readFileSync(fileURLToPath(new URL('../../openapi.yaml',
 const ajv = new Ajv({ strict: false, allErrors: true });
 // format: uri, as the server checks it (ajv-formats)
 const addFormats = (await import('ajv-formats')).default as unknown as (a: Ajv, f: string[]) => void;
-addFormats(ajv, ['uri', 'uri-reference']);
+addFormats(ajv, ['uri', 'uri-reference', 'date-time']);
 
 function deref(node: any): any {
   if (Array.isArray(node)) return node.map(deref);

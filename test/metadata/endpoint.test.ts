@@ -94,6 +94,12 @@ endpoint('an HTML page gives the exact normalized object, cacheable for 12 hours
     },
     // the fixture is addressed by IP: docs/SPEC.md SafetyTag "an IP address as URL"
     safety_tags: ['suspicious_domain'],
+    site_name: null,
+    lang: null,
+    author: null,
+    published_time: null,
+    theme_color: null,
+    embed: null,
   });
 });
 
@@ -131,6 +137,12 @@ endpoint('an image URL describes itself in image (SPEC Metadata rule 2)', async 
     og: {},
     twitter: {},
     safety_tags: ['suspicious_domain'],
+    site_name: null,
+    lang: null,
+    author: null,
+    published_time: null,
+    theme_color: null,
+    embed: null,
   });
 });
 

@@ -36,6 +36,12 @@ test('a full head gives the whole object, relative URLs resolved against <base h
       'twitter:url': 'https://example.com/t/tom',
     },
     safety_tags: [],
+    site_name: null,
+    lang: null,
+    author: null,
+    published_time: null,
+    theme_color: null,
+    embed: null,
   });
 });
 
@@ -113,6 +119,12 @@ test('emptyMetadata: nulls, the page URL and /favicon.ico of its origin', () => 
     og: {},
     twitter: {},
     safety_tags: [],
+    site_name: null,
+    lang: null,
+    author: null,
+    published_time: null,
+    theme_color: null,
+    embed: null,
   });
 });
 

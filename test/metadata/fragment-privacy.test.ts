@@ -87,10 +87,10 @@ leak('with Redis: the shared extraction holds no fragment, and a second instance
   const b = await startService(env);
   try {
     const key = extractionKey(new URL(page));
-    await redis.del(`lp:x3:${key}`);
+    await redis.del(`lp:x4:${key}`);
     const first = await a.request(q(`${page}#${SECRET}`));
     assert.is(first.json.url, page);
-    const stored = await redis.get(`lp:x3:${key}`);
+    const stored = await redis.get(`lp:x4:${key}`);
     assert.ok(stored, 'the extraction is in Redis');
     assert.not.ok(stored.includes('SECRET'), 'the shared store holds no fragment');
     const other = await b.request(q(page));

@@ -90,9 +90,9 @@ test('REDIS_KEY_PREFIX puts every key of a deployment under its prefix', async (
     const target = up.url('/p').href;
     assert.is((await svc.request(`/v1/metadata?url=${encodeURIComponent(target)}`)).status, 200);
     const keys = (await redis.keys(`${prefix}*`)).sort();
-    assert.ok(keys.includes(`${prefix}x3:${target}`), `extraction under the prefix: ${keys.join(', ')}`);
+    assert.ok(keys.includes(`${prefix}x4:${target}`), `extraction under the prefix: ${keys.join(', ')}`);
     assert.ok(keys.some((k) => k.startsWith(`${prefix}rl`)), `rate limit under the prefix: ${keys.join(', ')}`);
-    assert.equal(await redis.keys(`lp:x3:${target}`), [], 'nothing under the default prefix');
+    assert.equal(await redis.keys(`lp:x4:${target}`), [], 'nothing under the default prefix');
   } finally {
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);

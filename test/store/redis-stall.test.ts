@@ -65,7 +65,7 @@ stall('trips the failover at the deadline; later operations go to memory without
     assert.equal(await store.get('stall:a'), failure('in redis'), 'back on Redis');
   } finally {
     failover.close();
-    await redis.del('lp:x3:stall:a');
+    await redis.del('lp:x4:stall:a');
   }
 });
 
