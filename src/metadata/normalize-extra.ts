@@ -29,7 +29,7 @@ export function normalizeSiteName(raw: string): string | null {
 export function normalizeAuthor(raw: string): string | null {
   const text = normalizeText(raw, EXTRA_LIMITS.author);
   if (text === null || LINK.test(text)) return null;
-  return normalizeText(text.replace(/^by\s+/i, ''), EXTRA_LIMITS.author);
+  return normalizeText(text.replace(/^by(?:\s+|$)/i, ''), EXTRA_LIMITS.author);
 }
 
 /**
@@ -37,8 +37,8 @@ export function normalizeAuthor(raw: string): string | null {
  * canonicalised by Intl.getCanonicalLocales (`en-us` → `en-US`, `iw` → `he`). Only a tag whose
  * language is 2 or 3 letters (ISO 639) counts: BCP 47 also lets 5–8 letters through, none of
  * which is registered, so `english` is not taken for a tag; `und` (undetermined) says nothing.
- * The extlang form (`zh-cmn-Hans`) becomes its preferred form (`cmn-Hans`, RFC 5646 4.5), which
- * Intl, reading Unicode locale identifiers, requires.
+ * Intl reads Unicode locale identifiers, which have no extlang: the extlang form (`zh-cmn-Hans`)
+ * is read as its preferred form (`cmn-Hans`, RFC 5646 4.5), which Intl canonicalises (`zh-Hans`).
  */
 export function normalizeLang(raw: string): string | null {
   const tag = raw.split(',')[0]!.trim();

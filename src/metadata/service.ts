@@ -143,7 +143,7 @@ async function fetchAndExtract(
     if (res.status < 200 || res.status >= 300) throw new FetchFailed(`upstream status ${res.status}`, { failure: failures.httpStatus(res.status) });
     const contentType = res.headers['content-type'] ?? '';
     const finalUrl = res.url;
-    const options = { requestedUrl: target };
+    const options = { requestedUrl: target, contentLanguage: res.headers['content-language'] ?? null };
 
     if (isHtml(contentType)) {
       // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.
