@@ -213,6 +213,7 @@ async function main(): Promise<void> {
     }
 
     if (expected !== null) {
+      fields.expect(entry.source_repo, name, expected, meta);
       for (const c of comparisons(entry.source_repo, expected, meta, scan)) {
         const same = c.kind === 'url' ? sameUrl(c.ours, c.theirs, pageUrl) : sameText(c.ours, c.theirs);
         const key = `${c.field.padEnd(20)} vs ${c.peer}`;
