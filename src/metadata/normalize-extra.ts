@@ -65,9 +65,10 @@ export const DATE_YEARS = { min: 1800, max: 2199 } as const;
 
 /**
  * ISO 8601 / RFC 3339: a calendar date, optionally a time (`T` or a space, as RFC 3339 5.6
- * allows) with optional seconds and fraction, and an optional offset (`Z`, `±hh:mm`, `±hhmm`, `±hh`).
+ * allows) with optional seconds and fraction, and an optional offset (`Z`, `±hh:mm`, `±hhmm`, `±hh`;
+ * ` UTC` and ` GMT` too, as Ruby and others print it).
  */
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s?(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 /** RFC 2822 3.3 (what HTTP dates and RSS use): `[Thu, ]20 Jun 2019 12:55[:10] GMT|±hhmm`. */
 const RFC_2822 =
   /^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s*)?(\d{1,2})\s+(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+(\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s+(GMT|UTC?|Z|[+-]\d{4}|[ECMP][SD]T)$/i;
@@ -88,7 +89,7 @@ export function normalizeDate(raw: string): string | null {
   const iso = ISO_DATE.exec(text);
   if (iso) {
     const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', zone = 'Z'] = iso;
-    const offset = zone.toUpperCase() === 'Z' ? 0 : offsetMinutes(zone);
+    const offset = /^[+-]/.test(zone) ? offsetMinutes(zone) : 0;
     return instant(+y!, +mo!, +d!, +h, +mi, +s, +fraction.slice(0, 3).padEnd(3, '0'), offset);
   }
   const rfc = RFC_2822.exec(text);

@@ -25,6 +25,8 @@ table('published_time (normalizeDate)', normalizeDate, [
   ['an offset without a colon (±hhmm)', '2016-05-13T16:43:53+0000', '2016-05-13T16:43:53.000Z'],
   ['an offset of hours only (±hh)', '2020-01-01T10:00:00+02', '2020-01-01T08:00:00.000Z'],
   ['a space before the offset', '2017-06-21 09:51:00 -0400', '2017-06-21T13:51:00.000Z'],
+  ['UTC spelled out (Ruby\'s Time#to_s)', '2020-06-11 17:50:52 UTC', '2020-06-11T17:50:52.000Z'],
+  ['two zones are null', '2024-06-24T10:00:00-07:00Z', null],
   ['a date alone is 00:00 UTC', '2020-09-21', '2020-09-21T00:00:00.000Z'],
   ['a time without an offset is UTC', '2015-04-08T12:46:00', '2015-04-08T12:46:00.000Z'],
   ['a space instead of T (RFC 3339 5.6)', '2018-12-21 12:55:00', '2018-12-21T12:55:00.000Z'],
