@@ -127,15 +127,21 @@ export function indexExtraTags(tags: RawTags, og: Record<string, string>, conten
   const itemprops = new Map<string, string>();
   const themeColors: RawMeta[] = [];
   for (const tag of tags.metas) {
-    // http-equiv is a third attribute naming the same kind of key (`http-equiv=content-language`).
-    const content = nonEmpty(tag.content);
-    if (content === null) continue;
-    for (const key of keysOf(tag)) {
-      if (key === 'theme-color') themeColors.push(tag);
-      else if (META_KEYS.has(key) && !metas.has(key)) metas.set(key, content);
+    const content = tag.content;
+    if (content === null || !NOT_BLANK.test(content)) continue;
+    // name=, http-equiv= (`content-language`) and each term of an RDFa property= list name a key.
+    const byName = recordKey(tag.name, content, metas);
+    let themeColor = recordKey(tag.httpEquiv, content, metas) || byName;
+    const property = tag.property;
+    if (property !== null) {
+      if (!HAS_SPACE.test(property.trim())) themeColor = recordKey(property, content, metas) || themeColor;
+      else for (const term of property.split(WHITESPACE)) themeColor = recordKey(term, content, metas) || themeColor;
     }
-    const prop = tag.itemprop?.trim().toLowerCase();
-    if (prop !== undefined && ITEMPROPS.has(prop) && !itemprops.has(prop)) itemprops.set(prop, content);
+    if (themeColor) themeColors.push(tag);
+    if (tag.itemprop !== null) {
+      const prop = tag.itemprop.trim().toLowerCase();
+      if (ITEMPROPS.has(prop) && !itemprops.has(prop)) itemprops.set(prop, content);
+    }
   }
   let facts: JsonLdFacts | null = null;
   return {
@@ -149,11 +155,17 @@ export function indexExtraTags(tags: RawTags, og: Record<string, string>, conten
   };
 }
 
-/** The keys one meta names: its property list (RDFa), its name, its http-equiv; lower-cased, once each. */
-function keysOf(tag: RawMeta): string[] {
-  const keys = tag.property === null ? [] : tag.property.toLowerCase().split(/\s+/);
-  for (const attr of [tag.name, tag.httpEquiv]) if (attr !== null) keys.push(attr.trim().toLowerCase());
-  return keys.filter((key, i) => key !== '' && keys.indexOf(key) === i);
+const NOT_BLANK = /\S/;
+const HAS_SPACE = /\s/;
+const WHITESPACE = /\s+/;
+
+/** Records `content` under the key `raw` names if the table reads it; true when the key is theme-color. */
+function recordKey(raw: string | null, content: string, metas: Map<string, string>): boolean {
+  if (raw === null) return false;
+  const key = raw.trim().toLowerCase();
+  if (key === 'theme-color') return true;
+  if (META_KEYS.has(key) && !metas.has(key)) metas.set(key, content);
+  return false;
 }
 
 /** The content of the first theme-color whose media (blank when absent) passes `matches`. */

@@ -26,13 +26,21 @@ export interface JsonLdFacts {
 
 type Node = Record<string, unknown>;
 
-/** Types whose node is the page's article (schema.org Article and its kin). */
-const ARTICLE = /Article$|^(BlogPosting|LiveBlogPosting|SocialMediaPosting|DiscussionForumPosting|Report)$/;
-/** Other works a page can be (a video's page, a recipe's): their author and date are the page's. */
-const WORK = /^(CreativeWork|VideoObject|AudioObject|MediaObject|Clip|PodcastEpisode|Recipe|Review|HowTo|Dataset|Photograph)$/;
-/** The page itself (WebPage, ItemPage, ProfilePage, …): last, after what the page is about. */
-const PAGE = /^(WebPage|\w+Page)$/;
-const ORGANIZATION = /Organization$|^(Corporation|NewsMediaOrganization)$/;
+/** Kinds of node by their types, in the order the main entity is looked for (KINDS' index). */
+const KINDS = [
+  /** The page's article: schema.org Article and its kin. */
+  /Article$|^(BlogPosting|LiveBlogPosting|SocialMediaPosting|DiscussionForumPosting|Report)$/,
+  /** Other works a page can be (a video's page, a recipe's): their author and date are the page's. */
+  /^(CreativeWork|VideoObject|AudioObject|MediaObject|Clip|PodcastEpisode|Recipe|Review|HowTo|Dataset|Photograph)$/,
+  /** The page itself (WebPage, ItemPage, ProfilePage, …): last, after what the page is about. */
+  /^(WebPage|\w+Page)$/,
+  /^WebSite$/,
+  /Organization$|^Corporation$/,
+];
+/** Article, other work, page: the kinds a main entity can be, best first; then the site's kinds. */
+const MAIN_KINDS = [0, 1, 2];
+const WEBSITE = 3;
+const ORGANIZATION = 4;
 
 /** Reads the facts from a page's JSON-LD texts; bad JSON is skipped, never thrown. */
 export function readJsonLd(texts: readonly string[]): JsonLdFacts {
@@ -41,7 +49,9 @@ export function readJsonLd(texts: readonly string[]): JsonLdFacts {
     const parsed = parseJson(text);
     if (parsed !== undefined) graph.add(parsed, 0);
   }
-  const main = [ARTICLE, WORK, PAGE].flatMap((kind) => graph.entities.filter((node) => typesOf(node).some((t) => kind.test(t))));
+  // Each entity's kind once (its first type that has one); the main entities in KINDS' order.
+  const kinds = graph.entities.map((node) => kindOf(node));
+  const main = MAIN_KINDS.flatMap((kind) => graph.entities.filter((_, i) => kinds[i] === kind));
   const first = <T>(read: (node: Node) => T | null): T | null => {
     for (const node of main) {
       const value = read(node);
@@ -49,27 +59,43 @@ export function readJsonLd(texts: readonly string[]): JsonLdFacts {
     }
     return null;
   };
-  const named = (kind: RegExp) => graph.entities.find((node) => typesOf(node).some((t) => kind.test(t)) && nameOf(node) !== null);
+  const named = (kind: number) => nameOf(graph.entities.find((node, i) => kinds[i] === kind && nameOf(node) !== null));
   return {
     author: first((node) => authorOf(node.author, graph) ?? authorOf(node.creator, graph)),
     datePublished: first((node) => textOf(node.datePublished)),
     dateCreated: first((node) => textOf(node.dateCreated)),
-    publisherName: first((node) => nameOf(graph.resolve(firstOf(node.publisher)))) ?? nameOf(named(/^WebSite$/)) ?? nameOf(named(ORGANIZATION)),
+    publisherName: first((node) => nameOf(graph.resolve(firstOf(node.publisher)))) ?? named(WEBSITE) ?? named(ORGANIZATION),
   };
 }
 
+/** The best kind (KINDS' index) among a node's types, or -1. */
+function kindOf(node: Node): number {
+  let best = -1;
+  for (const type of typesOf(node)) {
+    const kind = KINDS.findIndex((pattern) => pattern.test(type));
+    if (kind !== -1 && (best === -1 || kind < best)) best = kind;
+  }
+  return best;
+}
+
+/** A `<![CDATA[ … ]]>` wrapper (XHTML habits, and how some serialisers save pages), comment markers too. */
+const CDATA_START = /^\s*(?:\/\/|\/\*)?\s*<!\[CDATA\[(?:\s*\*\/)?/;
+const CDATA_END = /(?:\/\/|\/\*)?\s*\]\]>(?:\s*\*\/)?\s*$/;
+/** Raw control characters: JSON allows none inside a string, where pages do put raw line breaks. */
+const CONTROLS = /[\u0000-\u001f]+/g;
+
 /**
- * JSON.parse of one script's text. A `<![CDATA[ … ]]>` wrapper (XHTML habits, and how some
- * serialisers save pages) is dropped, and raw control characters become spaces: JSON allows none
- * inside a string, where pages do put raw line breaks; outside strings they are whitespace anyway.
+ * JSON.parse of one script's text. When that fails, once more without a CDATA wrapper and with raw
+ * control characters as spaces (outside strings they are whitespace anyway); then it is skipped.
  */
 function parseJson(text: string): unknown {
-  const body = text
-    .replace(/^\s*(?:\/\/|\/\*)?\s*<!\[CDATA\[(?:\s*\*\/)?/, '')
-    .replace(/(?:\/\/|\/\*)?\s*\]\]>(?:\s*\*\/)?\s*$/, '')
-    .replace(/[\u0000-\u001f]+/g, ' ');
   try {
-    return JSON.parse(body);
+    return JSON.parse(text);
+  } catch {
+    // Retried below with the pages' habits undone.
+  }
+  try {
+    return JSON.parse(text.replace(CDATA_START, '').replace(CDATA_END, '').replace(CONTROLS, ' '));
   } catch {
     return undefined;
   }
@@ -106,11 +132,13 @@ class Graph {
   private index(node: Node, depth: number): void {
     const id = node['@id'];
     if (typeof id === 'string' && Object.keys(node).length > 1 && !this.byId.has(id)) this.byId.set(id, node);
-    for (const [key, child] of Object.entries(node)) {
-      if (key === '@graph' || typeof child !== 'object' || child === null || depth >= JSON_LD_LIMITS.depth) continue;
+    if (depth >= JSON_LD_LIMITS.depth) return;
+    for (const key in node) {
+      const child = node[key];
+      if (key === '@graph' || typeof child !== 'object' || child === null) continue;
       if (++this.visited > JSON_LD_LIMITS.nodes) return;
-      const items = Array.isArray(child) ? child : [child];
-      for (const item of items) if (typeof item === 'object' && item !== null && !Array.isArray(item)) this.index(item as Node, depth + 1);
+      if (!Array.isArray(child)) this.index(child as Node, depth + 1);
+      else for (const item of child) if (typeof item === 'object' && item !== null && !Array.isArray(item)) this.index(item as Node, depth + 1);
     }
   }
 

@@ -48,13 +48,26 @@ export function normalizeLang(raw: string): string | null {
   return canonical;
 }
 
+/**
+ * Tags already canonicalised: pages repeat a handful (`en`, `en-US`) and Intl takes microseconds
+ * per call. Bounded: emptied when full (tags are at most EXTRA_LIMITS.lang characters).
+ */
+const canonicalTags = new Map<string, string | null>();
+const CANONICAL_TAGS_KEPT = 512;
+
 function canonicalLocale(tag: string): string | null {
+  const known = canonicalTags.get(tag);
+  if (known !== undefined) return known;
+  let canonical: string | null;
   try {
-    return Intl.getCanonicalLocales(tag)[0] ?? null;
+    canonical = Intl.getCanonicalLocales(tag)[0] ?? null;
   } catch {
     // RangeError: not a well-formed tag.
-    return null;
+    canonical = null;
   }
+  if (canonicalTags.size >= CANONICAL_TAGS_KEPT) canonicalTags.clear();
+  canonicalTags.set(tag, canonical);
+  return canonical;
 }
 
 /**
