@@ -3,24 +3,29 @@
 //   data-meta      Metadata JSON already at hand: rendered without any request (wins over data-url)
 //   data-endpoint  the API base URL; default: the origin component.js was loaded from
 //   data-layout    "card" (default) or "compact" (pure CSS, see styles.ts)
+//   data-theme     "light", "dark" or "auto" (default: the page's color-scheme, else the OS; theme.ts)
 // The state is exposed as a custom state: linkpeek-preview:state(loading|ready|error).
 import type { Metadata } from '../generated/types.gen.js';
 import { apiBase, fetchMetadata } from './api.js';
+import { fillDetails, fitShape } from './card-details.js';
 import { CARD_HTML, ERROR_TITLE, REASON_TEXTS, SAFETY_LABELS } from './card-template.js';
 import { showImage } from './image-source.js';
 import { parseMetadata } from './metadata-guard.js';
-import { hostOf, httpUrl } from './safe-url.js';
+import { hostOf, httpUrl, linkText } from './safe-url.js';
 import { cardStyles } from './styles.js';
+import { applyTheme } from './theme.js';
 
 type State = 'loading' | 'ready' | 'error';
 
 export class LinkPeekPreview extends HTMLElement {
-  static observedAttributes = ['data-url', 'data-meta', 'data-endpoint'];
+  static observedAttributes = ['data-url', 'data-meta', 'data-endpoint', 'data-theme'];
 
   #internals = this.attachInternals();
   #root = this.attachShadow({ mode: 'open' });
   #request: AbortController | undefined;
   #queued = false;
+  #themeColor: unknown;
+  #osScheme = matchMedia('(prefers-color-scheme: dark)');
 
   constructor() {
     super();
@@ -29,6 +34,7 @@ export class LinkPeekPreview extends HTMLElement {
   }
 
   connectedCallback() {
+    this.#osScheme.onchange = () => this.#theme();
     this.#schedule();
   }
 
@@ -36,10 +42,13 @@ export class LinkPeekPreview extends HTMLElement {
   disconnectedCallback() {
     this.#request?.abort();
     this.#request = undefined;
+    this.#osScheme.onchange = null;
   }
 
-  attributeChangedCallback() {
-    this.#schedule();
+  /** A new theme changes only the colours: no new request. */
+  attributeChangedCallback(name: string) {
+    if (name == 'data-theme') this.#theme();
+    else this.#schedule();
   }
 
   /** Several attribute changes in one task (or the upgrade's burst) make one render. */
@@ -77,10 +86,10 @@ export class LinkPeekPreview extends HTMLElement {
     this.#paint('loading', target, '', '', hostOf(target));
   }
 
-  /** The error state keeps the link working whenever a page URL is known; it says why when the API did. */
+  /** The error state is a plain link to the page whenever its URL is known; it says why when the API did. */
   #error(target: string | null, reason?: string | null) {
     const why = reason ? REASON_TEXTS[reason as keyof typeof REASON_TEXTS] : undefined;
-    this.#paint('error', target, ERROR_TITLE, why ?? target ?? '', hostOf(target));
+    this.#paint('error', target, target ? linkText(target) : ERROR_TITLE, why ?? '', '');
   }
 
   #ready(metadata: Metadata, base: string | null) {
@@ -88,22 +97,23 @@ export class LinkPeekPreview extends HTMLElement {
     const host = hostOf(href);
     const title = metadata.title || host;
     const tags = metadata.safety_tags ?? [];
-    this.#paint('ready', href, title, metadata.description ?? '', host);
+    this.#paint('ready', href, title, metadata.description ?? '', host, metadata.theme_color);
     const part = this.#part;
+    fillDetails(part, host, metadata);
     const badge = part('badge');
     badge.textContent = tags.map((tag) => SAFETY_LABELS[tag]).join(' · ');
     badge.hidden = !tags.length;
     const media = part('media');
     media.classList.toggle('blur', tags.includes('adult'));
     const image = part('image') as HTMLImageElement;
-    image.alt = metadata.og['og:image:alt'] || metadata.twitter['twitter:image:alt'] || title;
+    fitShape(part('card'), image, metadata);
     showImage(image, media, httpUrl(metadata.image.url), base);
     const favicon = part('favicon') as HTMLImageElement;
     showImage(favicon, favicon, httpUrl(metadata.favicon.url), base);
   }
 
   /** Sets the state and the text pieces; every value goes in as text, every URL was checked. */
-  #paint(state: State, href: string | null, title: string, description: string, host: string) {
+  #paint(state: State, href: string | null, title: string, description: string, host: string, themeColor?: unknown) {
     const part = this.#part;
     const states = this.#internals.states;
     states.clear();
@@ -111,13 +121,13 @@ export class LinkPeekPreview extends HTMLElement {
     const card = part('card');
     if (href) card.setAttribute('href', href);
     else card.removeAttribute('href');
-    card.className = state == 'loading' ? 'l' : '';
+    card.className = state == 'loading' ? 'l k' : state == 'error' ? 'e' : '';
     card.ariaBusy = String(state == 'loading');
     part('title').textContent = title;
     const text = part('description');
     text.textContent = description;
     text.hidden = state != 'loading' && !description;
-    part('host').textContent = host;
+    fillDetails(part, host);
     const badge = part('badge');
     badge.hidden = true;
     badge.textContent = ''; // a hidden label still counts in aria-labelledby
@@ -125,11 +135,17 @@ export class LinkPeekPreview extends HTMLElement {
     const image = part('image') as HTMLImageElement;
     const favicon = part('favicon') as HTMLImageElement;
     for (const img of [image, favicon]) {
-      img.onerror = null;
+      img.onerror = img.onload = null;
       img.removeAttribute('src');
     }
     media.hidden = state == 'error';
     favicon.hidden = true;
+    this.#themeColor = themeColor;
+    this.#theme();
+  }
+
+  #theme() {
+    applyTheme(this, this.#internals.states, this.#part('card'), this.#themeColor);
   }
 
   #part = (name: string) => this.#root.querySelector(`[part=${name}]`) as HTMLElement;

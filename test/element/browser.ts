@@ -116,7 +116,11 @@ export interface CardView {
   title: string;
   description: string;
   descriptionHidden: boolean;
+  /** The site line: site_name, else the host name. */
   host: string;
+  /** The "author · date" line. */
+  byline: string;
+  bylineHidden: boolean;
   badge: string;
   badgeHidden: boolean;
   mediaHidden: boolean;
@@ -127,6 +131,10 @@ export interface CardView {
   faviconSrc: string | null;
   faviconAlt: string | null;
   faviconHidden: boolean;
+  /** "banner" (image above the text) or "thumbnail" (image beside it), as laid out. */
+  shape: 'banner' | 'thumbnail';
+  /** The left border's colour when it is the theme-colour accent (wider than the outline), else null. */
+  accent: string | null;
   /** innerHTML of the whole shadow root, for "no injected markup" checks. */
   html: string;
 }
@@ -151,6 +159,8 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
       description: part('description').textContent ?? '',
       descriptionHidden: !visible(part('description')),
       host: part('host').textContent ?? '',
+      byline: part('byline').textContent ?? '',
+      bylineHidden: !visible(part('byline')),
       badge: part('badge').textContent ?? '',
       badgeHidden: !visible(part('badge')),
       mediaHidden: !visible(part('media')),
@@ -161,6 +171,11 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
       faviconSrc: favicon.getAttribute('src'),
       faviconAlt: favicon.getAttribute('alt'),
       faviconHidden: !visible(favicon),
+      shape: getComputedStyle(part('card')).flexDirection === 'row' ? ('thumbnail' as const) : ('banner' as const),
+      accent: (() => {
+        const style = getComputedStyle(part('card'));
+        return style.borderLeftWidth === style.borderTopWidth ? null : style.borderLeftColor;
+      })(),
       html: root.innerHTML,
     };
   }, id);
