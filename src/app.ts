@@ -34,12 +34,11 @@ import {
   type ExtractionStore,
 } from './cache/extraction-store.js';
 import { ResponseStore, responseStoreOptions } from './cache/response-store.js';
-import { embedLookup } from './metadata/enrich-embed.js';
+import { embedLookup, type EmbedLookupDeps } from './metadata/enrich-embed.js';
 import { imageEnricher } from './metadata/enrich-images.js';
 import { safetyEnricher } from './metadata/enrich-safety.js';
 import { createMetadataService, type Enricher } from './metadata/service.js';
 import type { MetadataService } from './metadata/service-types.js';
-import type { OEmbedProvider } from './oembed/providers.js';
 import { createImageProxy } from './proxy/proxy.js';
 import { createSafetyCheck, type SafetyCheck } from './safety/index.js';
 import { Failover } from './store/failover.js';
@@ -61,7 +60,7 @@ export interface AppDeps {
   /** Resolve image and icon hosts while the head downloads (default on when images are probed). */
   prefetchImageHosts?: boolean;
   /** Replaces the known oEmbed providers (tests register providers on loopback). */
-  oembedProviders?: readonly OEmbedProvider[];
+  oembedProviders?: EmbedLookupDeps['providers'];
 }
 
 export interface App {
