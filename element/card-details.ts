@@ -11,13 +11,13 @@ const text = (value: unknown) => (typeof value == 'string' ? value : '');
 
 /**
  * The publication date in the viewer's locale (the browser's). A date given without a time is
- * stored at 00:00 UTC (openapi.yaml published_time), so that one is shown in UTC to stay on its day.
+ * stored at 00:00:00.000Z (openapi.yaml published_time), so that one is shown in UTC to stay on its day.
  */
 function publishedDate(value: unknown): string {
   const iso = text(value);
   const date = new Date(iso);
   if (isNaN(+date)) return '';
-  const timeZone = /T00:00:00(\.0+)?Z$/.test(iso) ? 'UTC' : undefined;
+  const timeZone = iso.endsWith('T00:00:00.000Z') ? 'UTC' : undefined;
   return date.toLocaleDateString(undefined, { dateStyle: 'medium', timeZone });
 }
 
@@ -30,11 +30,9 @@ export function fillDetails(part: Part, host: string, metadata?: Metadata): void
   const byline = part('byline');
   byline.textContent = [text(metadata?.author), publishedDate(metadata?.published_time)].filter(Boolean).join(' · ');
   byline.hidden = !byline.textContent;
-  const lang = text(metadata?.lang); // an attribute value: a malformed tag is only ignored
-  for (const piece of [part('title'), part('description')]) {
-    if (lang) piece.lang = lang;
-    else piece.removeAttribute('lang');
-  }
+  // The page's own text is in its language; lang="" (unknown) rather than the embedding page's.
+  // An attribute value: a malformed tag is only ignored.
+  for (const piece of [part('title'), part('description')]) piece.lang = text(metadata?.lang);
   part('media').classList.toggle('v', metadata?.embed?.type == 'video');
 }
 

@@ -51,12 +51,11 @@ export const themeProperty = (key: keyof Palette) => `--linkpeek-${key.replace(/
  * NaN when either is anything else (translucent, another colour space), which fails every check.
  */
 export function contrastRatio(a: string, b: string): number {
-  const [high, low] = [a, b]
-    .map((color) => {
-      const rgb = /^rgb\((.+), (.+), (.+)\)$/.exec(color);
-      const linear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
-      return rgb ? [0.2126, 0.7152, 0.0722].reduce((sum, weight, i) => sum + weight * linear(+rgb[i + 1]! / 255), 0.05) : NaN;
-    })
-    .sort((x, y) => y - x);
-  return high! / low!;
+  const [x, y] = [a, b].map((color) => {
+    const rgb = /^rgb\((.+), (.+), (.+)\)$/.exec(color);
+    const linear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return rgb ? [0.2126, 0.7152, 0.0722].reduce((sum, weight, i) => sum + weight * linear(+rgb[i + 1]! / 255), 0.05) : NaN;
+  });
+  const ratio = x! / y!;
+  return ratio < 1 ? 1 / ratio : ratio;
 }

@@ -3,7 +3,7 @@
 //   data-meta      Metadata JSON already at hand: rendered without any request (wins over data-url)
 //   data-endpoint  the API base URL; default: the origin component.js was loaded from
 //   data-layout    "card" (default) or "compact" (pure CSS, see styles.ts)
-//   data-theme     "light", "dark" or "auto" (default: the page's color-scheme, else the OS; theme.ts)
+//   data-theme     "light", "dark" or "auto" (default: the page's color-scheme, else the OS; pure CSS)
 // The state is exposed as a custom state: linkpeek-preview:state(loading|ready|error).
 import type { Metadata } from '../generated/types.gen.js';
 import { apiBase, fetchMetadata } from './api.js';
@@ -18,14 +18,12 @@ import { applyTheme } from './theme.js';
 type State = 'loading' | 'ready' | 'error';
 
 export class LinkPeekPreview extends HTMLElement {
-  static observedAttributes = ['data-url', 'data-meta', 'data-endpoint', 'data-theme'];
+  static observedAttributes = ['data-url', 'data-meta', 'data-endpoint'];
 
   #internals = this.attachInternals();
   #root = this.attachShadow({ mode: 'open' });
   #request: AbortController | undefined;
   #queued = false;
-  #themeColor: unknown;
-  #osScheme = matchMedia('(prefers-color-scheme: dark)');
 
   constructor() {
     super();
@@ -34,7 +32,6 @@ export class LinkPeekPreview extends HTMLElement {
   }
 
   connectedCallback() {
-    this.#osScheme.onchange = () => this.#theme();
     this.#schedule();
   }
 
@@ -42,13 +39,10 @@ export class LinkPeekPreview extends HTMLElement {
   disconnectedCallback() {
     this.#request?.abort();
     this.#request = undefined;
-    this.#osScheme.onchange = null;
   }
 
-  /** A new theme changes only the colours: no new request. */
-  attributeChangedCallback(name: string) {
-    if (name == 'data-theme') this.#theme();
-    else this.#schedule();
+  attributeChangedCallback() {
+    this.#schedule();
   }
 
   /** Several attribute changes in one task (or the upgrade's burst) make one render. */
@@ -140,12 +134,7 @@ export class LinkPeekPreview extends HTMLElement {
     }
     media.hidden = state == 'error';
     favicon.hidden = true;
-    this.#themeColor = themeColor;
-    this.#theme();
-  }
-
-  #theme() {
-    applyTheme(this, this.#internals.states, this.#part('card'), this.#themeColor);
+    applyTheme(this, states, card, themeColor);
   }
 
   #part = (name: string) => this.#root.querySelector(`[part=${name}]`) as HTMLElement;

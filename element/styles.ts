@@ -1,7 +1,8 @@
 // The card's stylesheet. Colours come from palette.ts as light-dark() pairs; every one can be
 // themed from the page through its --linkpeek-* custom property, and every piece is reachable
-// with ::part(). Which half of each pair applies is the card's color-scheme: data-theme when set,
-// else the one the page declares (inherited), else the OS (the "os" state, set by theme.ts).
+// with ::part(). Which half of each pair applies is the card's color-scheme: data-theme when set
+// (on the card, so the host still shows what the page gives it), else the one the page declares
+// (inherited), else the OS (the "os" state, set by theme.ts).
 import { DARK, LIGHT, themeProperty, type Palette } from './palette.js';
 
 const variables = (Object.keys(LIGHT) as (keyof Palette)[])
@@ -9,18 +10,17 @@ const variables = (Object.keys(LIGHT) as (keyof Palette)[])
   .join('');
 
 // .l loading (a skeleton of the thumbnail shape), .e error, .k side thumbnail (data-layout=compact
-// or chosen from the image's shape by card-details.ts), .c accent border (theme.ts), .v video.
+// or chosen from the image's shape by card-details.ts), .v video.
 const CSS = `
 :host{display:block;max-width:var(--linkpeek-width,32rem);font:14px/1.4 var(--linkpeek-font,system-ui,sans-serif);${variables}}
 :host(:state(os)){color-scheme:light dark}
-:host([data-theme=light]){color-scheme:light!important}
-:host([data-theme=dark]){color-scheme:dark!important}
+:host([data-theme=light]) a{color-scheme:light}
+:host([data-theme=dark]) a{color-scheme:dark}
 [hidden]{display:none!important}
 a{display:flex;flex-direction:column;overflow:hidden;background:var(--_bg);color:var(--_fg);border:1px solid var(--_border);border-radius:var(--linkpeek-radius,12px);text-decoration:none}
 a:focus-visible{outline:3px solid var(--_focus);outline-offset:2px}
 a[href]:hover{border-color:var(--_fg)}
 a[href]:hover .t,.e[href] .t{text-decoration:underline}
-.c{border-left-width:4px}
 .m{position:relative;aspect-ratio:1.91;background:var(--_skeleton);overflow:hidden}
 .m img{display:block;width:100%;height:100%;object-fit:cover}
 img:not([src]){visibility:hidden}

@@ -133,7 +133,7 @@ export interface CardView {
   faviconHidden: boolean;
   /** "banner" (image above the text) or "thumbnail" (image beside it), as laid out. */
   shape: 'banner' | 'thumbnail';
-  /** The left border's colour when it is the theme-colour accent (wider than the outline), else null. */
+  /** The colour of the theme-colour stripe on the card's left edge, or null when none shows. */
   accent: string | null;
   /** innerHTML of the whole shadow root, for "no injected markup" checks. */
   html: string;
@@ -172,10 +172,7 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
       faviconAlt: favicon.getAttribute('alt'),
       faviconHidden: !visible(favicon),
       shape: getComputedStyle(part('card')).flexDirection === 'row' ? ('thumbnail' as const) : ('banner' as const),
-      accent: (() => {
-        const style = getComputedStyle(part('card'));
-        return style.borderLeftWidth === style.borderTopWidth ? null : style.borderLeftColor;
-      })(),
+      accent: /^(rgb\([^)]*\)) 4px 0px 0px 0px inset$/.exec(getComputedStyle(part('card')).boxShadow)?.[1] ?? null,
       html: root.innerHTML,
     };
   }, id);

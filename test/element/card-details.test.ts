@@ -111,7 +111,7 @@ test('a date given without a time stays on its day in every time zone; an instan
   assert.is(instant.byline, 'Apr 30, 2024', '03:00 UTC is the evening before in Los Angeles');
 });
 
-test('lang marks the page\'s own text (title, description), not the viewer\'s date', async () => {
+test('lang marks the page\'s own text (title, description), not the viewer\'s date; without it that text is of unknown language', async () => {
   const page = await pageIn();
   await render(page, { lang: 'fr-CA', title: 'Les cuvettes de marée', author: 'Ana Ruiz', published_time: '2024-05-01T09:30:00.000Z' });
   const langs = () =>
@@ -122,7 +122,7 @@ test('lang marks the page\'s own text (title, description), not the viewer\'s da
   assert.equal(await langs(), ['fr-CA', 'fr-CA', null]);
   await page.evaluate((meta) => document.getElementById('preview')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })));
   await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
-  assert.equal(await langs(), [null, null, null], 'a re-render without lang leaves none behind');
+  assert.equal(await langs(), ['', '', null], 'lang="": not the embedding page\'s language either');
 });
 
 test('a data-meta without the fields beyond SPEC.md renders as before', async () => {

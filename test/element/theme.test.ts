@@ -23,7 +23,18 @@ const schemePage = (scheme: string) => testPageHtml('/component.js', `<style>:ro
 test.before(async () => {
   [browser, assets] = await Promise.all([
     launchBrowser(),
-    startAssetServer({ pages: { '/light-page': schemePage('light'), '/dark-page': schemePage('dark'), '/both-page': schemePage('light dark') } }),
+    startAssetServer({
+      pages: {
+        '/light-page': schemePage('light'),
+        '/dark-page': schemePage('dark'),
+        '/both-page': schemePage('light dark'),
+        // No inline style at all on this page: only the element's adopted sheet and its CSSOM writes.
+        '/csp-page':
+          '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+          `<meta http-equiv="Content-Security-Policy" content="default-src 'self'; img-src *; style-src 'self'">` +
+          '<script type="module" src="/component.js"></script></head><body></body></html>',
+      },
+    }),
   ]);
 });
 
@@ -120,15 +131,32 @@ test('the theme colour is a left-border accent only where it has 3:1 against the
   await snapshot(page, 'accent-dark', 'yellow-dark');
 });
 
-test('the accent is decided again when the OS theme or data-theme changes', async () => {
+test('the accent follows a change of the OS theme or of data-theme, without a new render', async () => {
   const page = await freshPage('/test-page', 'light');
   await render(page, {}, { theme_color: DARK_BLUE });
   assert.is((await readCard(page)).accent, 'rgb(10, 88, 202)');
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('.c') === null);
+  assert.is(await cardScheme(page), 'dark');
   assert.is((await readCard(page)).accent, null, 'dark blue on the dark card: no accent');
   await page.evaluate(() => document.getElementById('preview')!.setAttribute('data-theme', 'light'));
   assert.is((await readCard(page)).accent, 'rgb(10, 88, 202)');
+});
+
+test('under a strict style-src CSP the accent still shows and nothing is blocked', async () => {
+  const page = await freshPage('/csp-page', 'light');
+  await page.evaluate(() => {
+    (window as unknown as { violations: string[] }).violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => (window as unknown as { violations: string[] }).violations.push(e.violatedDirective));
+  });
+  await render(page, {}, { theme_color: DARK_BLUE });
+  assert.is((await readCard(page)).accent, 'rgb(10, 88, 202)');
+  assert.is(await cardScheme(page), 'light', 'the adopted stylesheet applies');
+  const violations = () => page.evaluate(() => (window as unknown as { violations: string[] }).violations);
+  assert.equal(await violations(), []);
+  // The policy is in force: an inline <style> is refused.
+  await page.evaluate(() => document.head.append(Object.assign(document.createElement('style'), { textContent: 'body{color:red}' })));
+  await page.waitForFunction(() => (window as unknown as { violations: string[] }).violations.length > 0);
+  assert.equal(await violations(), ['style-src-elem']);
 });
 
 test('a theme colour that is not an opaque colour gives no accent', async () => {
