@@ -15,7 +15,7 @@ export const CARD_HTML =
   '<span part="badge" class="w" id="w"></span>' +
   '<div part="title" class="t" id="t"></div>' +
   '<div part="description" class="d" id="d"></div>' +
-  '<div part="site" class="s" id="s"><img part="favicon" alt="" width="16" height="16" referrerpolicy="no-referrer"><span part="host" class="h"></span></div>' +
+  '<div part="site" class="s" id="s"><img part="favicon" alt="" referrerpolicy="no-referrer"><span part="host" class="h"></span></div>' +
   '<div part="byline" class="y" id="y"></div>' +
   '</div></a>';
 
