@@ -107,6 +107,14 @@ export async function waitForState(page: Page, state: CardState, id = 'preview',
   );
 }
 
+/**
+ * Waits until the element is ready or in its error state: for input that a stricter data-meta
+ * check may refuse outright, where either outcome is fine as long as the test's point holds.
+ */
+export async function waitForSettled(page: Page, id = 'preview'): Promise<void> {
+  await page.waitForFunction((id) => document.getElementById(id)?.matches(':state(ready), :state(error)') ?? false, id, { timeout: 5000 });
+}
+
 export interface CardView {
   state: CardState | null;
   href: string | null;
