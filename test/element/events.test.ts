@@ -34,6 +34,8 @@ test.after(async () => {
 
 interface Settle {
   type: string;
+  /** Whether the element's onload / onerror handler property ran for it too. */
+  handler: boolean;
   bubbles: boolean;
   /** Whether a listener on the document's bubbling phase saw it. */
   bubbledToDocument: boolean;
@@ -50,14 +52,16 @@ async function cardWithListeners(attributes: Record<string, string>): Promise<()
   await tab.page.evaluate((attributes) => {
     const seen: Settle[] = [];
     const bubbled = new Set<Event>();
+    const handled = new Set<Event>();
     (window as unknown as { seen: Settle[] }).seen = seen;
     const card = document.createElement('linkpeek-preview');
     card.id = 'card';
+    card.onload = card.onerror = (event) => void handled.add(event as Event);
     for (const type of ['load', 'error']) {
       document.addEventListener(type, (event) => bubbled.add(event));
       card.addEventListener(type, (event) => {
         // Read after dispatch ends, when the event has gone as far as it goes.
-        setTimeout(() => seen.push({ type: event.type, bubbles: event.bubbles, bubbledToDocument: bubbled.has(event) }));
+        setTimeout(() => seen.push({ type: event.type, handler: handled.has(event), bubbles: event.bubbles, bubbledToDocument: bubbled.has(event) }));
       });
     }
     for (const [name, value] of Object.entries(attributes)) card.setAttribute(name, value);
@@ -66,8 +70,8 @@ async function cardWithListeners(attributes: Record<string, string>): Promise<()
   return () => tab.page.evaluate(() => (window as unknown as { seen: Settle[] }).seen);
 }
 
-const load: Settle = { type: 'load', bubbles: false, bubbledToDocument: false };
-const error: Settle = { type: 'error', bubbles: false, bubbledToDocument: false };
+const load: Settle = { type: 'load', handler: true, bubbles: false, bubbledToDocument: false };
+const error: Settle = { type: 'error', handler: true, bubbles: false, bubbledToDocument: false };
 
 test('load fires once on the element when its card is rendered, without bubbling, and again after the source changes', async () => {
   const settles = await cardWithListeners({ 'data-url': `${upstream.origin}/article` });
