@@ -2,6 +2,8 @@
 // "Limits": 20 requests per 10 s per client, then a 10 s block with Retry-After): a card asks the
 // API only when it nears the viewport, and a refused card waits out Retry-After in its loading
 // state, then asks again.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
@@ -101,6 +103,35 @@ test('an off-screen card makes no request until it is scrolled near the viewport
     assert.is((await readCard(tab.page, 'card-1')).title, 'Article 1');
   } finally {
     await tab.close();
+  }
+});
+
+test('an API that keeps refusing ends in the error state after 3 retries', async () => {
+  // Always 429 with Retry-After: 1, as the service answers a blocked client (CORS included).
+  let asked = 0;
+  const refusing = http.createServer((_req, res) => {
+    asked++;
+    res
+      .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1', 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Retry-After' })
+      .end('{"code":429,"message":"Too many requests."}');
+  });
+  await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+  const tab = await openPage(browser);
+  try {
+    await tab.reset(`${embedder.baseUrl}/long`);
+    const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    await tab.page.evaluate((endpoint) => {
+      const card = document.getElementById('card-0')!;
+      card.dataset.endpoint = endpoint;
+      card.dataset.url = 'http://127.0.0.1:9/refused';
+    }, endpoint);
+    await waitForState(tab.page, 'error', 'card-0', 15_000);
+    assert.is(asked, 4, 'the first request and 3 retries');
+    assert.is((await readCard(tab.page, 'card-0')).href, 'http://127.0.0.1:9/refused');
+  } finally {
+    await tab.close();
+    refusing.closeAllConnections();
+    await new Promise<void>((resolve) => refusing.close(() => resolve()));
   }
 });
 
