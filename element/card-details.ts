@@ -1,23 +1,20 @@
 // The fields beyond SPEC.md (site_name, lang, author, published_time, embed) and the card's shape.
-// Like everything in Metadata they come from untrusted pages, and a hand-written data-meta may
-// omit them or give them any JSON type: each is read as a string or skipped. embed.html
-// (third-party markup, openapi.yaml "Embed") is never read.
+// Like everything in Metadata they come from untrusted pages; metadata-guard.ts lets through
+// only strings or null (or nothing) for them, so each goes in as text or an attribute value.
+// embed.html (third-party markup, openapi.yaml "Embed") is never read.
 import type { Metadata } from '../generated/types.gen.js';
 
 type Part = (name: string) => HTMLElement;
 
-/** A string field's text, or '' for anything else. */
-const text = (value: unknown) => (typeof value == 'string' ? value : '');
-
 /**
- * The publication date in the viewer's locale (the browser's). A date given without a time is
- * stored at 00:00:00.000Z (openapi.yaml published_time), so that one is shown in UTC to stay on its day.
+ * The publication date in the viewer's locale (the browser's), or '' when there is none or it is
+ * not a date. A date given without a time is stored at 00:00:00.000Z (openapi.yaml
+ * published_time), so that one is shown in UTC to stay on its day.
  */
-function publishedDate(value: unknown): string {
-  const iso = text(value);
-  const date = new Date(iso);
+function publishedDate(iso: string | null | undefined): string {
+  const date = new Date(iso ?? '');
   if (isNaN(+date)) return '';
-  const timeZone = iso.endsWith('T00:00:00.000Z') ? 'UTC' : undefined;
+  const timeZone = iso!.endsWith('T00:00:00.000Z') ? 'UTC' : undefined;
   return date.toLocaleDateString(undefined, { dateStyle: 'medium', timeZone });
 }
 
@@ -26,13 +23,13 @@ function publishedDate(value: unknown): string {
  * the video badge. Without `metadata` (loading, error) it clears what an earlier render set.
  */
 export function fillDetails(part: Part, host: string, metadata?: Metadata): void {
-  part('host').textContent = text(metadata?.site_name) || host;
+  part('host').textContent = metadata?.site_name || host;
   const byline = part('byline');
-  byline.textContent = [text(metadata?.author), publishedDate(metadata?.published_time)].filter(Boolean).join(' · ');
+  byline.textContent = [metadata?.author, publishedDate(metadata?.published_time)].filter(Boolean).join(' · ');
   byline.hidden = !byline.textContent;
   // The page's own text is in its language; lang="" (unknown) rather than the embedding page's.
   // An attribute value: a malformed tag is only ignored.
-  for (const piece of [part('title'), part('description')]) piece.lang = text(metadata?.lang);
+  for (const piece of [part('title'), part('description')]) piece.lang = metadata?.lang ?? '';
   part('media').classList.toggle('v', metadata?.embed?.type == 'video');
 }
 

@@ -143,7 +143,7 @@ export class LinkPeekPreview extends HTMLElement {
   }
 
   /** Sets the state and the text pieces; every value goes in as text, every URL was checked. */
-  #paint(state: State, href: string | null, title: string, description: string, host: string, themeColor?: unknown) {
+  #paint(state: State, href: string | null, title: string, description: string, host: string, themeColor?: string | null) {
     const part = this.#part;
     const states = this.#internals.states;
     states.clear();

@@ -7,13 +7,13 @@
 import { contrastRatio } from './palette.js';
 
 /** Called on each render, after the custom states were cleared. */
-export function applyTheme(host: HTMLElement, states: CustomStateSet, card: HTMLElement, themeColor: unknown): void {
+export function applyTheme(host: HTMLElement, states: CustomStateSet, card: HTMLElement, themeColor?: string | null): void {
   if (getComputedStyle(host).colorScheme == 'normal') states.add('os');
-  // Through the CSSOM, which ignores anything that is not one colour (a non-string becomes a
-  // string first: "null", "[object Object]"); a strict style-src CSP does not apply to it.
+  // Through the CSSOM, which ignores anything that is not one colour (null clears); a strict
+  // style-src CSP does not apply to it.
   const style = card.style;
   style.boxShadow = style.color = '';
-  style.color = themeColor as string;
+  style.color = themeColor ?? '';
   const stripe = (scheme: string) => {
     style.colorScheme = scheme;
     const computed = getComputedStyle(card);
