@@ -186,7 +186,7 @@ for (const [name, [, , title]] of Object.entries(NORMAL)) {
   });
 }
 
-test('an error page of another status is http_status without its head being read', async ({ svc }) => {
+test('a challenge body under a status no vendor uses (404) stays http_status', async ({ svc }) => {
   const gone = await startUpstream({ routes: { '/': respond(404, CLOUDFLARE_CHALLENGE, cf) } });
   try {
     const res = await svc.request(q(gone.url('/').href));
