@@ -139,7 +139,7 @@ interface Ctx {
 }
 const test = suite<Ctx>('bot checks are 422 bot_check, never previews');
 
-const FAILURE_TTL_MS = 300;
+const FAILURE_TTL_MS = 1000;
 
 test.before(async (ctx) => {
   const routes: Record<string, ReturnType<typeof respond>> = {};
