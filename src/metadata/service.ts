@@ -7,7 +7,7 @@ import type { RawTags } from '../../wasm-parser/types.js';
 import { scanHead } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
 import { FetchFailed, FetchTimeout } from '../errors.js';
-import { failures } from '../fetch/fetch-failure.js';
+import { failures, type FetchFailure } from '../fetch/fetch-failure.js';
 import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch } from '../fetch/types.js';
 import { SNIFF_BYTES, sniffImage } from '../images/sniff.js';
@@ -51,6 +51,12 @@ export interface MetadataServiceDeps {
    * its lookup runs while the rest of the head downloads (the probes find it answered).
    */
   prefetchHost?: (hostname: string) => void;
+  /**
+   * Whether a page that failed this way may still be answered from its oEmbed provider
+   * (docs/ARCHITECTURE.md "oEmbed"): then it is enriched as a page with nothing to read, and
+   * answered if an enricher filled `embed`; otherwise the page's failure stands.
+   */
+  embedStandsIn?: (target: URL, failure: FetchFailure) => boolean;
 }
 
 /** Hosts prefetched per page at most: the probes use three URLs; a page listing hundreds gets no more. */
@@ -75,13 +81,15 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
 
   async function extractHere(target: URL, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
     try {
-      const fresh = await fetchAndExtract(target, client, deps, timing);
+      const { fresh, failed } = await fetchOrStandIn(target, client, timing);
       const enriching = performance.now();
       const allSettled = await runEnrichers(fresh, deps);
       timing?.step('enrich', performance.now() - enriching);
       // An enricher that overran the budget must not change what is already cached: then the
       // cache gets a copy. When every enricher has settled, nothing can touch the objects again.
       const [og, twitter] = allSettled ? [fresh.og, fresh.twitter] : [structuredClone(fresh.og), structuredClone(fresh.twitter)];
+      // A failed page answered for its oEmbed alone: without an embed, the page's failure stands.
+      if (failed && og.embed === null) throw failed;
       const value: Extraction = { ok: true, og, twitter, expiresAt: extractionExpiry(true, config) };
       await store.set(extractionKey(target), value);
       return value;
@@ -96,6 +104,17 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
         return value;
       }
       throw err;
+    }
+  }
+
+  /** The page's extraction or, for a failure its oEmbed answer may stand in for, the object of a page with nothing to read. */
+  async function fetchOrStandIn(target: URL, client: string | undefined, timing: RequestTiming | undefined) {
+    try {
+      return { fresh: await fetchAndExtract(target, client, deps, timing), failed: null };
+    } catch (err) {
+      if (!(err instanceof FetchFailed) || !err.pageFailure || !deps.embedStandsIn?.(target, err.failure)) throw err;
+      const fresh: EnrichmentInput = { target, client, finalUrl: target, tags: null, og: emptyMetadata(target), twitter: emptyMetadata(target) };
+      return { fresh, failed: err };
     }
   }
 
