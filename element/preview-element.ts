@@ -3,7 +3,10 @@
 //   data-meta      Metadata JSON already at hand: rendered without any request (wins over data-url)
 //   data-endpoint  the API base URL; default: the origin component.js was loaded from
 //   data-layout    "card" (default) or "compact" (pure CSS, see styles.ts)
-// The state is exposed as a custom state: linkpeek-preview:state(loading|ready|error).
+// The state is exposed as a custom state: linkpeek-preview:state(loading|ready|error); like <img>,
+// the element fires `load` (a card) or `error` (the error state) each time it settles.
+// A data-url card asks the API only when it nears the viewport, so a long page spends its
+// rate-limit budget (docs/SPEC.md "Limits") on the cards a reader reaches.
 import type { Metadata } from '../generated/types.gen.js';
 import { apiBase, fetchMetadata } from './api.js';
 import { CARD_HTML, ERROR_TITLE, REASON_TEXTS, SAFETY_LABELS } from './card-template.js';
@@ -14,12 +17,26 @@ import { cardStyles } from './styles.js';
 
 type State = 'loading' | 'ready' | 'error';
 
+/** How far outside the viewport a card starts its request: about one scroll step ahead. */
+const NEAR_VIEWPORT = '200px';
+
 export class LinkPeekPreview extends HTMLElement {
   static observedAttributes = ['data-url', 'data-meta', 'data-endpoint'];
 
+  /** One observer for every card: a card in (or near) view starts its request, once. */
+  static #near = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) if (entry.isIntersecting) (entry.target as LinkPeekPreview).#start?.();
+    },
+    { rootMargin: NEAR_VIEWPORT },
+  );
+
   #internals = this.attachInternals();
-  #root = this.attachShadow({ mode: 'open' });
+  // delegatesFocus: host.focus() (and a click on the card's padding) focuses the link inside.
+  #root = this.attachShadow({ mode: 'open', delegatesFocus: true });
   #request: AbortController | undefined;
+  /** The request waiting for the card to near the viewport. */
+  #start: (() => void) | undefined;
   #queued = false;
 
   constructor() {
@@ -32,8 +49,14 @@ export class LinkPeekPreview extends HTMLElement {
     this.#schedule();
   }
 
-  /** A removed element cancels its request. */
+  /** A removed element cancels its request, or stops waiting to make one. */
   disconnectedCallback() {
+    this.#stop();
+  }
+
+  #stop() {
+    LinkPeekPreview.#near.unobserve(this);
+    this.#start = undefined;
     this.#request?.abort();
     this.#request = undefined;
   }
@@ -53,28 +76,41 @@ export class LinkPeekPreview extends HTMLElement {
   }
 
   #update() {
-    this.#request?.abort();
-    this.#request = undefined;
+    this.#stop();
     const { meta, url, endpoint } = this.dataset;
     const base = apiBase(endpoint);
-    const target = httpUrl(url);
+    let target = httpUrl(url);
     if (meta != null) {
-      const metadata = parseMetadata(meta);
-      return metadata ? this.#ready(metadata, base) : this.#error(target);
+      const [value, problem] = parseMetadata(meta);
+      if (problem) {
+        // The page's author needs to know why; the reader still gets a link when one is known.
+        console.warn(`linkpeek-preview: ${problem}`);
+        target ??= httpUrl((value as { url?: unknown } | null)?.url);
+      }
+      return this.#settle(problem ? null : (value as Metadata), base, target);
     }
-    if (!target || !base) return this.#error(target);
-    this.#loading(target);
+    if (!target || !base) return this.#settle(null, base, target);
+    this.#paint('loading', target, '', '', hostOf(target));
     const request = (this.#request = new AbortController());
-    void fetchMetadata(base, target, request.signal).then((result) => {
-      if (request != this.#request) return; // superseded or removed meanwhile
-      this.#request = undefined;
-      if (result && typeof result == 'object') this.#ready(result, base);
-      else this.#error(target, result);
-    });
+    // Asked once the card nears the viewport (`#near`); #stop drops it unasked.
+    this.#start = () => {
+      LinkPeekPreview.#near.unobserve(this);
+      this.#start = undefined;
+      void fetchMetadata(base, target, request.signal).then((result) => {
+        if (request != this.#request) return; // superseded or removed meanwhile
+        this.#request = undefined;
+        this.#settle(result, base, target);
+      });
+    };
+    LinkPeekPreview.#near.observe(this);
   }
 
-  #loading(target: string) {
-    this.#paint('loading', target, '', '', hostOf(target));
+  /** Shows the card or the error state, then tells the page, once per settle, as <img> does. */
+  #settle(result: Metadata | string | null, base: string | null, target: string | null) {
+    const ready = result && typeof result == 'object';
+    if (ready) this.#ready(result, base);
+    else this.#error(target, result);
+    this.dispatchEvent(new Event(ready ? 'load' : 'error'));
   }
 
   /** The error state keeps the link working whenever a page URL is known; it says why when the API did. */

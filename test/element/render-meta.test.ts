@@ -188,27 +188,30 @@ test('attribute changes re-render: data-meta, then data-layout', async () => {
   await waitForState(page, 'error');
 });
 
-test('a data-meta that is not valid Metadata shows the error state; the link still works when data-url is given', async () => {
+test('a data-meta that is not valid Metadata shows the error state; the link still works when a page URL is known (data-url, or a url in the broken data-meta)', async () => {
   const { page, requested } = await freshPage();
   const valid = metadataFor(upstream.origin);
-  const invalid: Record<string, string> = {
-    notJson: '{"title": "unterminated',
-    array: '[]',
-    noUrl: JSON.stringify({ ...valid, url: undefined }),
-    numberTitle: JSON.stringify({ ...valid, title: 42 }),
-    imageString: JSON.stringify({ ...valid, image: 'https://example.com/a.png' }),
-    unknownTag: JSON.stringify({ ...valid, safety_tags: ['nsfw'] }),
-    noOg: JSON.stringify({ ...valid, og: undefined }),
+  const pageUrl = `${upstream.origin}/articles/tide-pools`;
+  // Each case with the link it keeps: none when no http(s) URL is known.
+  const invalid: Record<string, [meta: string, href: string | null]> = {
+    notJson: ['{"title": "unterminated', null],
+    array: ['[]', null],
+    noUrl: [JSON.stringify({ ...valid, url: undefined }), null],
+    scriptUrl: [JSON.stringify({ ...valid, url: 'javascript:alert(1)', title: 42 }), null],
+    numberTitle: [JSON.stringify({ ...valid, title: 42 }), pageUrl],
+    imageString: [JSON.stringify({ ...valid, image: 'https://example.com/a.png' }), pageUrl],
+    unknownTag: [JSON.stringify({ ...valid, safety_tags: ['nsfw'] }), pageUrl],
+    noOg: [JSON.stringify({ ...valid, og: undefined }), pageUrl],
   };
-  for (const [id, meta] of Object.entries(invalid)) await mount(page, { 'data-meta': meta }, id);
-  await mount(page, { 'data-meta': 'null', 'data-url': `${upstream.origin}/articles/tide-pools` }, 'withUrl');
+  for (const [id, [meta]] of Object.entries(invalid)) await mount(page, { 'data-meta': meta }, id);
+  await mount(page, { 'data-meta': 'null', 'data-url': pageUrl }, 'withUrl');
   for (const id of [...Object.keys(invalid), 'withUrl']) {
     await waitForState(page, 'error', id);
     const card = await readCard(page, id);
     assert.is(card.title, 'Preview unavailable', id);
     assert.ok(card.mediaHidden, id);
     assert.ok(card.badgeHidden, id);
-    if (id !== 'withUrl') assert.is(card.href, null, id);
+    if (id !== 'withUrl') assert.is(card.href, invalid[id]![1], id);
   }
   const linked = await readCard(page, 'withUrl');
   assert.is(linked.href, `${upstream.origin}/articles/tide-pools`);
@@ -245,6 +248,18 @@ test('accessibility: the link is named by badge, title and host, and described b
   await page.evaluate((meta) => document.getElementById('tagged')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })));
   await page.waitForFunction(() => document.getElementById('tagged')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
   assert.is((await accessibleLinks(page))[0]!.name, 'Untagged 127.0.0.1');
+});
+
+test('host.focus() focuses the card link (the shadow root delegates focus)', async () => {
+  const { page } = await freshPage();
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin)) });
+  await waitForState(page, 'ready');
+  const focus = await page.evaluate(() => {
+    const host = document.getElementById('preview')!;
+    host.focus();
+    return { host: document.activeElement === host, part: host.shadowRoot!.activeElement?.getAttribute('part') };
+  });
+  assert.equal(focus, { host: true, part: 'card' });
 });
 
 test('keyboard: Tab focuses the card with a visible ring, Enter opens the page in a new tab', async () => {
