@@ -16,6 +16,7 @@ import type { Extraction, ExtractionStore } from '../cache/extraction-store.js';
 import { extractionExpiry } from '../cache/lifetime.js';
 import { SingleFlight } from '../cache/single-flight.js';
 import type { Answer, CacheOutcome, MetadataService, Prefer, RequestTiming } from './service-types.js';
+import { mayBeChallengePage, refuseWalls } from '../walls/detect.js';
 
 /** What an enricher sees and may fill in: both variants of one page, before they are cached. */
 export interface EnrichmentInput {
@@ -159,9 +160,15 @@ async function fetchAndExtract(
   timing?.step('connect', res.timings?.connectMs);
   timing?.step('fetch', scanning - fetching);
   try {
-    if (res.status < 200 || res.status >= 300) throw new FetchFailed(`upstream status ${res.status}`, { failure: failures.httpStatus(res.status) });
     const contentType = res.headers['content-type'] ?? '';
     const finalUrl = res.url;
+    // A bot check or a consent page is a failure, not a preview (src/walls), whatever its status.
+    const answer = { status: res.status, headers: res.headers, url: finalUrl, tags: null };
+    refuseWalls(target, answer);
+    if (res.status < 200 || res.status >= 300) {
+      if (isHtml(contentType) && mayBeChallengePage(res.status)) refuseWalls(target, { ...answer, tags: await headOfErrorPage(res.body, contentType) });
+      throw new FetchFailed(`upstream status ${res.status}`, { failure: failures.httpStatus(res.status) });
+    }
     const options = { requestedUrl: target };
 
     if (isHtml(contentType)) {
@@ -169,6 +176,7 @@ async function fetchAndExtract(
       const scan = await scanHead(res.body, { contentType, retainChunks: true, onImageUrl: prefetchHost && hostsOf(finalUrl, prefetchHost) });
       timing?.step('scan', performance.now() - scanning);
       if (scan.bytesConsumed === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });
+      refuseWalls(target, { ...answer, tags: scan.tags });
       return { target, client, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
     }
 
@@ -186,6 +194,15 @@ async function fetchAndExtract(
     return { target, client, finalUrl, tags: null, og: make(), twitter: make() };
   } finally {
     res.close();
+  }
+}
+
+/** The head of an error page, read for bot-check markers; null when it cannot be read (the status stands). */
+async function headOfErrorPage(body: AsyncIterable<Uint8Array>, contentType: string): Promise<RawTags | null> {
+  try {
+    return (await scanHead(body, { contentType, retainChunks: true })).tags;
+  } catch {
+    return null;
   }
 }
 
