@@ -3,17 +3,20 @@
 //   data-meta      Metadata JSON already at hand: rendered without any request (wins over data-url)
 //   data-endpoint  the API base URL; default: the origin component.js was loaded from
 //   data-layout    "card" (default) or "compact" (pure CSS, see styles.ts)
+//   data-theme     "light", "dark" or "auto" (default: the page's color-scheme, else the OS; pure CSS)
 // The state is exposed as a custom state: linkpeek-preview:state(loading|ready|error); like <img>,
 // the element fires `load` (a card) or `error` (the error state) each time it settles.
 // A data-url card asks the API only when it nears the viewport, so a long page spends its
 // rate-limit budget (docs/SPEC.md "Limits") on the cards a reader reaches.
 import type { Metadata } from '../generated/types.gen.js';
 import { apiBase, fetchMetadata } from './api.js';
+import { fillDetails, fitShape } from './card-details.js';
 import { CARD_HTML, ERROR_TITLE, REASON_TEXTS, SAFETY_LABELS } from './card-template.js';
 import { showImage } from './image-source.js';
 import { parseMetadata } from './metadata-guard.js';
-import { hostOf, httpUrl } from './safe-url.js';
+import { hostOf, httpUrl, linkText } from './safe-url.js';
 import { cardStyles } from './styles.js';
+import { applyTheme } from './theme.js';
 
 type State = 'loading' | 'ready' | 'error';
 
@@ -113,10 +116,10 @@ export class LinkPeekPreview extends HTMLElement {
     this.dispatchEvent(new Event(ready ? 'load' : 'error'));
   }
 
-  /** The error state keeps the link working whenever a page URL is known; it says why when the API did. */
+  /** The error state is a plain link to the page whenever its URL is known; it says why when the API did. */
   #error(target: string | null, reason?: string | null) {
     const why = reason ? REASON_TEXTS[reason as keyof typeof REASON_TEXTS] : undefined;
-    this.#paint('error', target, ERROR_TITLE, why ?? target ?? '', hostOf(target));
+    this.#paint('error', target, target ? linkText(target) : ERROR_TITLE, why ?? '', '');
   }
 
   #ready(metadata: Metadata, base: string | null) {
@@ -124,22 +127,23 @@ export class LinkPeekPreview extends HTMLElement {
     const host = hostOf(href);
     const title = metadata.title || host;
     const tags = metadata.safety_tags ?? [];
-    this.#paint('ready', href, title, metadata.description ?? '', host);
+    this.#paint('ready', href, title, metadata.description ?? '', host, metadata.theme_color);
     const part = this.#part;
+    fillDetails(part, host, metadata);
     const badge = part('badge');
     badge.textContent = tags.map((tag) => SAFETY_LABELS[tag]).join(' · ');
     badge.hidden = !tags.length;
     const media = part('media');
     media.classList.toggle('blur', tags.includes('adult'));
     const image = part('image') as HTMLImageElement;
-    image.alt = metadata.og['og:image:alt'] || metadata.twitter['twitter:image:alt'] || title;
+    fitShape(part('card'), image, metadata);
     showImage(image, media, httpUrl(metadata.image.url), base);
     const favicon = part('favicon') as HTMLImageElement;
     showImage(favicon, favicon, httpUrl(metadata.favicon.url), base);
   }
 
   /** Sets the state and the text pieces; every value goes in as text, every URL was checked. */
-  #paint(state: State, href: string | null, title: string, description: string, host: string) {
+  #paint(state: State, href: string | null, title: string, description: string, host: string, themeColor?: string | null) {
     const part = this.#part;
     const states = this.#internals.states;
     states.clear();
@@ -147,13 +151,13 @@ export class LinkPeekPreview extends HTMLElement {
     const card = part('card');
     if (href) card.setAttribute('href', href);
     else card.removeAttribute('href');
-    card.className = state == 'loading' ? 'l' : '';
+    card.className = state == 'loading' ? 'l k' : state == 'error' ? 'e' : '';
     card.ariaBusy = String(state == 'loading');
     part('title').textContent = title;
     const text = part('description');
     text.textContent = description;
     text.hidden = state != 'loading' && !description;
-    part('host').textContent = host;
+    fillDetails(part, host);
     const badge = part('badge');
     badge.hidden = true;
     badge.textContent = ''; // a hidden label still counts in aria-labelledby
@@ -161,11 +165,12 @@ export class LinkPeekPreview extends HTMLElement {
     const image = part('image') as HTMLImageElement;
     const favicon = part('favicon') as HTMLImageElement;
     for (const img of [image, favicon]) {
-      img.onerror = null;
+      img.onerror = img.onload = null;
       img.removeAttribute('src');
     }
     media.hidden = state == 'error';
     favicon.hidden = true;
+    applyTheme(this, states, card, themeColor);
   }
 
   #part = (name: string) => this.#root.querySelector(`[part=${name}]`) as HTMLElement;
