@@ -43,4 +43,6 @@ export const REASON_TEXTS: Partial<Record<NonNullable<ApiError['reason']>, strin
   connection_refused: 'The site could not be reached.',
   unreachable: 'The site could not be reached.',
   empty_page: 'The page is empty.',
+  bot_check: 'The site blocked the preview with a bot check.',
+  consent_wall: 'The site asks for consent or a sign-in first.',
 };

@@ -46,6 +46,12 @@ test.before(async () => {
     body: '<!doctype html><title>A page without an image</title><meta name="description" content="Only words here, and a favicon.">',
     delayMs: SLOW_MS,
   };
+  // The head of PerimeterX's block page, which the service answers as a bot check.
+  routes['/blocked'] = {
+    type: 'text/html; charset=utf-8',
+    status: 403,
+    body: '<!doctype html><head><meta name="description" content="px-captcha"><title>Access to this page has been denied</title></head><body></body>',
+  };
   embedder = await startAssetServer({
     pages: {
       // Loads the element from the service: the API is wherever component.js came from.
@@ -153,6 +159,17 @@ test('error: a site that refuses the connection says it could not be reached', a
   const card = await readCard(page);
   assert.is(card.title, new URL(target).host);
   assert.is(card.description, 'The site could not be reached.');
+  assert.is(card.href, target);
+});
+
+test('error: a bot check says so in plain words, and the card stays a link to the page', async () => {
+  const { page } = await freshPage();
+  const target = `${upstream.origin}/blocked`;
+  await mount(page, { 'data-url': target });
+  await waitForState(page, 'error');
+  const card = await readCard(page);
+  assert.is(card.title, `${new URL(upstream.origin).host}/blocked`);
+  assert.is(card.description, 'The site blocked the preview with a bot check.');
   assert.is(card.href, target);
 });
 
