@@ -228,7 +228,7 @@ function createExtractionStore(config: Config, redis: Redis | null, failover: Fa
  * request (a Host or X-Forwarded-Host header is the client's to forge, and a CDN could cache the
  * forged redirect for everyone): under PUBLIC_BASE_URL when set, else a path on the same origin.
  */
-export function showcaseLocation(config: Pick<Config, 'publicBaseUrl' | 'showcaseUrl'>): string {
+function showcaseLocation(config: Pick<Config, 'publicBaseUrl' | 'showcaseUrl'>): string {
   const query = new URLSearchParams({ url: config.showcaseUrl }).toString();
   if (config.publicBaseUrl === null) return `${PATHS.metadata}?${query}`;
   // "https://example.org/linkpeek" is a folder: the endpoint goes under it.

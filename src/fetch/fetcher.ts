@@ -23,7 +23,7 @@ import { targetProblem } from './target.js';
 import { FetchTimings } from './timings.js';
 import type { SafeFetch, SafeFetchOptions, SafeFetchResponse } from './types.js';
 
-export interface SafeFetchLogger {
+interface SafeFetchLogger {
   warn(obj: object, msg?: string): void;
 }
 

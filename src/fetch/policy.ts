@@ -168,7 +168,7 @@ export function requestHeaders(config: Pick<Config, 'userAgent'>, accept: string
  */
 export const CALLER_HEADERS: ReadonlySet<string> = new Set(['range']);
 
-// ---- Image proxy (docs/SPEC.md "GET /v1/cors-proxy") ---------------------------------------
+// ---- Image proxy (docs/SPEC.md, the image proxy endpoint) ---------------------------------
 
 /** One image format the proxy serves: image-size's name for it and its MIME type. */
 export interface ProxyImageFormat {
@@ -216,7 +216,7 @@ export const PROXY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Upstream response headers the image proxy may pass on to its client (docs/SPEC.md /v1/cors-proxy:
+ * Upstream response headers the image proxy may pass on to its client (docs/SPEC.md, image proxy:
  * "Content-Type is the upstream image content type"). Everything else, notably Set-Cookie and the
  * upstream's CORS and caching headers, stays with us.
  */

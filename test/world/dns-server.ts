@@ -18,10 +18,10 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import * as packet from 'dns-packet';
 
-export type QueryType = 'A' | 'AAAA';
+type QueryType = 'A' | 'AAAA';
 
 /** What a name answers. Records of the asked type only; no record of that type is NODATA. */
-export interface NameAnswer {
+interface NameAnswer {
   A?: string[];
   AAAA?: string[];
   /** The name is an alias: the answer holds this CNAME, then the target's own answer. */
@@ -37,7 +37,7 @@ export interface NameAnswer {
 }
 
 /** `n` counts the earlier queries of this name and type, from 0. */
-export type NameRule = NameAnswer | ((query: { type: QueryType; n: number }) => NameAnswer);
+type NameRule = NameAnswer | ((query: { type: QueryType; n: number }) => NameAnswer);
 
 export interface WorldDns {
   /** host:port for DNS_SERVERS. */
