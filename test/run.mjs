@@ -4,6 +4,7 @@
 // file that hangs is named and killed at FILE_TIMEOUT_MS instead of stalling the whole run.
 // Usage: node test/run.mjs [path-prefix]   e.g. node test/run.mjs fetch/
 // In CI (CI=true) a skipped test is a failure: nothing may be quietly left out.
+// Before the summary, the slowest files with their wall-clock time (TEST_SLOWEST, 12 by default).
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +30,9 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const troubled = [];
+/** [file, ms] of every file run, for the slowest-files list. */
+const durations = [];
+const runStarted = performance.now();
 
 function record(file, result) {
   passed += result.passed;
@@ -54,6 +58,12 @@ if (files.length === 0) {
   console.log(`no test files match "${filter}"`);
   failed++;
 }
+const slowest = durations.sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TEST_SLOWEST ?? 12));
+if (slowest.length > 1) {
+  const seconds = (ms) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
+  console.log(`\nslowest files (wall clock; ${seconds(performance.now() - runStarted).trim()} in all, ${PARALLEL} at a time outside the timing-sensitive ones):`);
+  for (const [file, ms] of slowest) console.log(`${seconds(ms)}  ${file}`);
+}
 if (troubled.length > 0) console.log(`\nfiles with failures:\n  ${troubled.join('\n  ')}`);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 if (process.env.CI && skipped > 0) {
@@ -64,6 +74,7 @@ process.exit(failed === 0 ? 0 : 1);
 
 function runFile(file) {
   const pattern = `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+  const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
@@ -82,6 +93,7 @@ function runFile(file) {
     }, FILE_TIMEOUT_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      durations.push([file, performance.now() - started]);
       process.stdout.write(`\n# ${file}\n${out}`);
       const read = (label) => {
         const m = new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(out);
