@@ -7,6 +7,7 @@
 // Before the summary, the slowest files with their wall-clock time (TEST_SLOWEST, 12 by default).
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
