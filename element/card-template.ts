@@ -3,18 +3,20 @@
 import type { ApiError, SafetyTag } from '../generated/types.gen.js';
 
 /**
- * The whole card is one link; rel drops the opener and the referrer. Its accessible
- * name is badge + title + host, and the description is its accessible description, so a screen
- * reader announces a short link name instead of the whole card text.
+ * The whole card is one link; rel drops the opener and the referrer. Its accessible name is
+ * badge + title + site + "(opens in a new tab)" (the alt text of the arrow icon, styles.ts), and
+ * description + byline are its accessible description, so a screen reader announces a short link
+ * name instead of the whole card text. The image is decorative (alt=""): the title says it all.
  */
 export const CARD_HTML =
-  '<a part="card" rel="noopener noreferrer" target="_blank" aria-labelledby="w t h" aria-describedby="d">' +
+  '<a part="card" rel="noopener noreferrer" target="_blank" aria-labelledby="w t s" aria-describedby="d y">' +
   '<div part="media" class="m"><img part="image" alt="" referrerpolicy="no-referrer" decoding="async"></div>' +
   '<div part="body" class="b">' +
   '<span part="badge" class="w" id="w"></span>' +
   '<div part="title" class="t" id="t"></div>' +
   '<div part="description" class="d" id="d"></div>' +
-  '<div part="site" class="s"><img part="favicon" alt="" width="16" height="16" referrerpolicy="no-referrer"><span part="host" class="h" id="h"></span></div>' +
+  '<div part="site" class="s" id="s"><img part="favicon" alt="" referrerpolicy="no-referrer"><span part="host" class="h"></span></div>' +
+  '<div part="byline" class="y" id="y"></div>' +
   '</div></a>';
 
 /** Readable badge text per safety tag (docs/SPEC.md "SafetyTag"). */
@@ -24,11 +26,12 @@ export const SAFETY_LABELS: Record<SafetyTag, string> = {
   suspicious_domain: 'Suspicious site',
 };
 
+/** The error state's text when there is no page URL to link to. */
 export const ERROR_TITLE = 'Preview unavailable';
 
 /**
- * What the error state says under its title, from the 422's `reason` (openapi.yaml): short words
- * for a reader of the page, not the API's own message. An unknown or missing reason shows the URL.
+ * The error state's one line under the link, from the 422's `reason` (openapi.yaml): short words
+ * for a reader of the page, not the API's own message. An unknown or missing reason adds no line.
  */
 export const REASON_TEXTS: Partial<Record<NonNullable<ApiError['reason']>, string>> = {
   http_status: 'The page answered with an error.',
@@ -40,4 +43,6 @@ export const REASON_TEXTS: Partial<Record<NonNullable<ApiError['reason']>, strin
   connection_refused: 'The site could not be reached.',
   unreachable: 'The site could not be reached.',
   empty_page: 'The page is empty.',
+  bot_check: 'The site blocked the preview with a bot check.',
+  consent_wall: 'The site asks for consent or a sign-in first.',
 };

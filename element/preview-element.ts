@@ -3,23 +3,43 @@
 //   data-meta      Metadata JSON already at hand: rendered without any request (wins over data-url)
 //   data-endpoint  the API base URL; default: the origin component.js was loaded from
 //   data-layout    "card" (default) or "compact" (pure CSS, see styles.ts)
-// The state is exposed as a custom state: linkpeek-preview:state(loading|ready|error).
+//   data-theme     "light", "dark" or "auto" (default: the page's color-scheme, else the OS; pure CSS)
+// The state is exposed as a custom state: linkpeek-preview:state(loading|ready|error); like <img>,
+// the element fires `load` (a card) or `error` (the error state) each time it settles.
+// A data-url card asks the API only when it nears the viewport, so a long page spends its
+// rate-limit budget (docs/SPEC.md "Limits") on the cards a reader reaches.
 import type { Metadata } from '../generated/types.gen.js';
 import { apiBase, fetchMetadata } from './api.js';
+import { fillDetails, fitShape } from './card-details.js';
 import { CARD_HTML, ERROR_TITLE, REASON_TEXTS, SAFETY_LABELS } from './card-template.js';
 import { showImage } from './image-source.js';
 import { parseMetadata } from './metadata-guard.js';
-import { hostOf, httpUrl } from './safe-url.js';
+import { hostOf, httpUrl, linkText } from './safe-url.js';
 import { cardStyles } from './styles.js';
+import { applyTheme } from './theme.js';
 
 type State = 'loading' | 'ready' | 'error';
+
+/** How far outside the viewport a card starts its request: about one scroll step ahead. */
+const NEAR_VIEWPORT = '200px';
 
 export class LinkPeekPreview extends HTMLElement {
   static observedAttributes = ['data-url', 'data-meta', 'data-endpoint'];
 
+  /** One observer for every card: a card in (or near) view starts its request, once. */
+  static #near = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) if (entry.isIntersecting) (entry.target as LinkPeekPreview).#start?.();
+    },
+    { rootMargin: NEAR_VIEWPORT },
+  );
+
   #internals = this.attachInternals();
-  #root = this.attachShadow({ mode: 'open' });
+  // delegatesFocus: host.focus() (and a click on the card's padding) focuses the link inside.
+  #root = this.attachShadow({ mode: 'open', delegatesFocus: true });
   #request: AbortController | undefined;
+  /** The request waiting for the card to near the viewport. */
+  #start: (() => void) | undefined;
   #queued = false;
 
   constructor() {
@@ -32,8 +52,14 @@ export class LinkPeekPreview extends HTMLElement {
     this.#schedule();
   }
 
-  /** A removed element cancels its request. */
+  /** A removed element cancels its request, or stops waiting to make one. */
   disconnectedCallback() {
+    this.#stop();
+  }
+
+  #stop() {
+    LinkPeekPreview.#near.unobserve(this);
+    this.#start = undefined;
     this.#request?.abort();
     this.#request = undefined;
   }
@@ -53,34 +79,47 @@ export class LinkPeekPreview extends HTMLElement {
   }
 
   #update() {
-    this.#request?.abort();
-    this.#request = undefined;
+    this.#stop();
     const { meta, url, endpoint } = this.dataset;
     const base = apiBase(endpoint);
-    const target = httpUrl(url);
+    let target = httpUrl(url);
     if (meta != null) {
-      const metadata = parseMetadata(meta);
-      return metadata ? this.#ready(metadata, base) : this.#error(target);
+      const [value, problem] = parseMetadata(meta);
+      if (problem) {
+        // The page's author needs to know why; the reader still gets a link when one is known.
+        console.warn(`linkpeek-preview: ${problem}`);
+        target ??= httpUrl((value as { url?: unknown } | null)?.url);
+      }
+      return this.#settle(problem ? null : (value as Metadata), base, target);
     }
-    if (!target || !base) return this.#error(target);
-    this.#loading(target);
-    const request = (this.#request = new AbortController());
-    void fetchMetadata(base, target, request.signal).then((result) => {
-      if (request != this.#request) return; // superseded or removed meanwhile
-      this.#request = undefined;
-      if (result && typeof result == 'object') this.#ready(result, base);
-      else this.#error(target, result);
-    });
-  }
-
-  #loading(target: string) {
+    if (!target || !base) return this.#settle(null, base, target);
     this.#paint('loading', target, '', '', hostOf(target));
+    const request = (this.#request = new AbortController());
+    // Asked once the card nears the viewport (`#near`); #stop drops it unasked.
+    this.#start = () => {
+      LinkPeekPreview.#near.unobserve(this);
+      this.#start = undefined;
+      void fetchMetadata(base, target, request.signal).then((result) => {
+        if (request != this.#request) return; // superseded or removed meanwhile
+        this.#request = undefined;
+        this.#settle(result, base, target);
+      });
+    };
+    LinkPeekPreview.#near.observe(this);
   }
 
-  /** The error state keeps the link working whenever a page URL is known; it says why when the API did. */
+  /** Shows the card or the error state, then tells the page, once per settle, as <img> does. */
+  #settle(result: Metadata | string | null, base: string | null, target: string | null) {
+    const ready = result && typeof result == 'object';
+    if (ready) this.#ready(result, base);
+    else this.#error(target, result);
+    this.dispatchEvent(new Event(ready ? 'load' : 'error'));
+  }
+
+  /** The error state is a plain link to the page whenever its URL is known; it says why when the API did. */
   #error(target: string | null, reason?: string | null) {
     const why = reason ? REASON_TEXTS[reason as keyof typeof REASON_TEXTS] : undefined;
-    this.#paint('error', target, ERROR_TITLE, why ?? target ?? '', hostOf(target));
+    this.#paint('error', target, target ? linkText(target) : ERROR_TITLE, why ?? '', '');
   }
 
   #ready(metadata: Metadata, base: string | null) {
@@ -88,22 +127,23 @@ export class LinkPeekPreview extends HTMLElement {
     const host = hostOf(href);
     const title = metadata.title || host;
     const tags = metadata.safety_tags ?? [];
-    this.#paint('ready', href, title, metadata.description ?? '', host);
+    this.#paint('ready', href, title, metadata.description ?? '', host, metadata.theme_color);
     const part = this.#part;
+    fillDetails(part, host, metadata);
     const badge = part('badge');
     badge.textContent = tags.map((tag) => SAFETY_LABELS[tag]).join(' · ');
     badge.hidden = !tags.length;
     const media = part('media');
     media.classList.toggle('blur', tags.includes('adult'));
     const image = part('image') as HTMLImageElement;
-    image.alt = metadata.og['og:image:alt'] || metadata.twitter['twitter:image:alt'] || title;
+    fitShape(part('card'), image, metadata);
     showImage(image, media, httpUrl(metadata.image.url), base);
     const favicon = part('favicon') as HTMLImageElement;
     showImage(favicon, favicon, httpUrl(metadata.favicon.url), base);
   }
 
   /** Sets the state and the text pieces; every value goes in as text, every URL was checked. */
-  #paint(state: State, href: string | null, title: string, description: string, host: string) {
+  #paint(state: State, href: string | null, title: string, description: string, host: string, themeColor?: string | null) {
     const part = this.#part;
     const states = this.#internals.states;
     states.clear();
@@ -111,13 +151,13 @@ export class LinkPeekPreview extends HTMLElement {
     const card = part('card');
     if (href) card.setAttribute('href', href);
     else card.removeAttribute('href');
-    card.className = state == 'loading' ? 'l' : '';
+    card.className = state == 'loading' ? 'l k' : state == 'error' ? 'e' : '';
     card.ariaBusy = String(state == 'loading');
     part('title').textContent = title;
     const text = part('description');
     text.textContent = description;
     text.hidden = state != 'loading' && !description;
-    part('host').textContent = host;
+    fillDetails(part, host);
     const badge = part('badge');
     badge.hidden = true;
     badge.textContent = ''; // a hidden label still counts in aria-labelledby
@@ -125,11 +165,12 @@ export class LinkPeekPreview extends HTMLElement {
     const image = part('image') as HTMLImageElement;
     const favicon = part('favicon') as HTMLImageElement;
     for (const img of [image, favicon]) {
-      img.onerror = null;
+      img.onerror = img.onload = null;
       img.removeAttribute('src');
     }
     media.hidden = state == 'error';
     favicon.hidden = true;
+    applyTheme(this, states, card, themeColor);
   }
 
   #part = (name: string) => this.#root.querySelector(`[part=${name}]`) as HTMLElement;

@@ -1,32 +1,47 @@
-// The card's stylesheet. Colours come from palette.ts; every one can be themed from the page
-// through its --linkpeek-* custom property, and every piece is reachable with ::part().
-// Light and dark follow prefers-color-scheme.
-import { DARK, LIGHT, THEME_PROPERTIES, type Palette } from './palette.js';
+// The card's stylesheet. Colours come from palette.ts as light-dark() pairs; every one can be
+// themed from the page through its --linkpeek-* custom property, and every piece is reachable
+// with ::part(). Which half of each pair applies is the card's color-scheme: data-theme when set
+// (on the card, so the host still shows what the page gives it), else the one the page declares
+// (inherited), else the OS (the "os" state, set by theme.ts).
+import { DARK, LIGHT, themeProperty, type Palette } from './palette.js';
 
-const variables = (palette: Palette) =>
-  (Object.keys(palette) as (keyof Palette)[]).map((key) => `--_${key}:var(${THEME_PROPERTIES[key]},${palette[key]});`).join('');
+const variables = (Object.keys(LIGHT) as (keyof Palette)[])
+  .map((key) => `--_${key}:var(${themeProperty(key)},light-dark(${LIGHT[key]},${DARK[key]}));`)
+  .join('');
 
+// .l loading (a skeleton of the thumbnail shape), .e error, .k side thumbnail (data-layout=compact
+// or chosen from the image's shape by card-details.ts), .v video.
 const CSS = `
-:host{display:block;max-width:var(--linkpeek-width,32rem);font:14px/1.4 var(--linkpeek-font,system-ui,-apple-system,"Segoe UI",Roboto,sans-serif);${variables(LIGHT)}}
-@media(prefers-color-scheme:dark){:host{${variables(DARK)}}}
+:host{display:block;max-width:var(--linkpeek-width,32rem);font:14px/1.4 var(--linkpeek-font,system-ui,sans-serif);${variables}}
+:host(:state(os)){color-scheme:light dark}
+:host([data-theme=light]) a{color-scheme:light}
+:host([data-theme=dark]) a{color-scheme:dark}
 [hidden]{display:none!important}
 a{display:flex;flex-direction:column;overflow:hidden;background:var(--_bg);color:var(--_fg);border:1px solid var(--_border);border-radius:var(--linkpeek-radius,12px);text-decoration:none}
 a:focus-visible{outline:3px solid var(--_focus);outline-offset:2px}
-a[href]:hover{border-color:var(--_muted)}
-.m{aspect-ratio:1.91;background:var(--_skeleton);overflow:hidden}
+a[href]:hover{border-color:var(--_fg)}
+a[href]:hover .t,.e[href] .t{text-decoration:underline}
+.m{position:relative;aspect-ratio:1.91;background:var(--_skeleton);overflow:hidden}
 .m img{display:block;width:100%;height:100%;object-fit:cover}
 img:not([src]){visibility:hidden}
 .blur img{filter:blur(24px);transform:scale(1.2)}
-.b{display:flex;flex-direction:column;gap:4px;padding:12px 14px;min-width:0}
+.v:before,.v:after{content:"";position:absolute;inset:0;margin:auto}
+.v:before{width:48px;height:48px;border-radius:50%;background:#0009}
+.v:after{left:5px;width:16px;height:18px;background:#fff;clip-path:polygon(0 0,100% 50%,0 100%)}
+.b{flex:1;display:flex;flex-direction:column;gap:4px;padding:12px 14px;min-width:0}
 .t{font-weight:600;font-size:1.1em;line-height:1.3}
 .t,.d{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:2;overflow:hidden;overflow-wrap:anywhere}
-.d,.s{color:var(--_muted)}
-.s{display:flex;align-items:center;gap:6px;font-size:.93em}
-.s img{width:16px;height:16px;flex:none;border-radius:3px}
+.d,.s,.y{color:var(--_muted)}
+.s,.y{font-size:.93em}
+.s{display:flex;align-items:center;gap:6px}
+.s:after,.e .t:after{content:" \\2197"/"(opens in a new tab)"}
+.s img{width:16px;height:16px;flex:none;padding:2px;border-radius:4px;background:light-dark(#0000,#fff)}
 .h{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .w{align-self:flex-start;padding:2px 8px;border-radius:99px;background:var(--_badgeBg);color:var(--_badgeFg);font-size:.86em;font-weight:600}
-:host([data-layout=compact]) a{flex-direction:row}
-:host([data-layout=compact]) .m{flex:none;width:6.5rem;aspect-ratio:auto;min-height:6.5rem}
+.e .t{font-weight:400}
+.e .s{display:none}
+:host([data-layout=compact]) a,.k{flex-direction:row}
+:host([data-layout=compact]) .m,.k .m{flex:none;width:6.5rem;height:6.5rem;aspect-ratio:auto;margin:12px 0 12px 12px;border-radius:8px}
 :host([data-layout=compact]) .d{-webkit-line-clamp:1}
 .l .t,.l .d{background:var(--_skeleton);border-radius:4px}
 .l .t{width:70%;height:1.3em}

@@ -260,7 +260,7 @@ export const ApiErrorSchema = {
         },
         reason: {
             type: 'string',
-            description: 'On a 422, what failed, for programs (the message says it for people). More values may\nbe added; treat an unknown one like `unreachable`.\n`http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.\n`timeout`: the site did not answer within the fetch deadline.\n`name_not_resolved`: the host name does not resolve (DNS).\n`too_many_redirects`: more redirects than the service follows.\n`redirect_loop`: a redirect came back to a URL already visited.\n`bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.\n`tls_certificate`: the site\'s TLS certificate is not valid.\n`connection_refused`: the site\'s address refused the connection.\n`unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).\n`empty_page`: the site answered with an empty body.\n`undecodable`: the body\'s content encoding could not be decoded.\n`fetch_loop`: the request came from LinkPeek itself.\n',
+            description: 'On a 422, what failed, for programs (the message says it for people). More values may\nbe added; treat an unknown one like `unreachable`.\n`http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.\n`timeout`: the site did not answer within the fetch deadline.\n`name_not_resolved`: the host name does not resolve (DNS).\n`too_many_redirects`: more redirects than the service follows.\n`redirect_loop`: a redirect came back to a URL already visited.\n`bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.\n`tls_certificate`: the site\'s TLS certificate is not valid.\n`connection_refused`: the site\'s address refused the connection.\n`unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).\n`empty_page`: the site answered with an empty body.\n`undecodable`: the body\'s content encoding could not be decoded.\n`fetch_loop`: the request came from LinkPeek itself.\n`bot_check`: the site answered with a bot check (Cloudflare, Akamai, DataDome, PerimeterX, Imperva, AWS WAF) instead of the page, whatever its status.\n`consent_wall`: a redirect ended on a cookie-consent or login page (consent.google.com, consent.youtube.com, consent.yahoo.com, LinkedIn\'s authwall, Instagram\'s login) instead of the page.\n',
             enum: [
                 'http_status',
                 'timeout',
@@ -273,7 +273,9 @@ export const ApiErrorSchema = {
                 'unreachable',
                 'empty_page',
                 'undecodable',
-                'fetch_loop'
+                'fetch_loop',
+                'bot_check',
+                'consent_wall'
             ]
         }
     }

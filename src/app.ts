@@ -34,6 +34,7 @@ import {
   type ExtractionStore,
 } from './cache/extraction-store.js';
 import { ResponseStore, responseStoreOptions } from './cache/response-store.js';
+import { embedLookup, type EmbedLookupDeps } from './metadata/enrich-embed.js';
 import { imageEnricher } from './metadata/enrich-images.js';
 import { safetyEnricher } from './metadata/enrich-safety.js';
 import { createMetadataService, type Enricher } from './metadata/service.js';
@@ -56,6 +57,8 @@ export interface AppDeps {
   enrichers?: Enricher[];
   /** Resolve image and icon hosts while the head downloads (default on when images are probed). */
   prefetchImageHosts?: boolean;
+  /** Replaces the known oEmbed providers (tests register providers on loopback). */
+  oembedProviders?: EmbedLookupDeps['providers'];
 }
 
 export interface App {
@@ -108,7 +111,8 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     fetch: apiFetch.fetch,
     onProviderFailure: (provider) => metrics.safetyFailures.inc({ provider }),
   });
-  const enrichers = deps.enrichers ?? [safetyEnricher(safety), imageEnricher({ safeFetch, config })];
+  const embeds = embedLookup({ safeFetch, providers: deps.oembedProviders });
+  const enrichers = deps.enrichers ?? [safetyEnricher(safety), imageEnricher({ safeFetch, config }), embeds.enricher];
   const metadata =
     deps.metadata ??
     createMetadataService({
@@ -117,6 +121,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       store: createExtractionStore(config, redis, failover),
       enrichers,
       onCache: (outcome) => metrics.cache.inc({ outcome }),
+      embedStandsIn: embeds.standsIn,
       onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
       // A failed prefetch is remembered by the resolver; the probe reports it, not this. Not when
       // a test resolves names with its own lookup (the resolver would ask the system's nameservers).

@@ -35,6 +35,13 @@ export const failures = {
   emptyPage: (): FetchFailure => ({ reason: 'empty_page', message: 'The site sent an empty page.' }),
   undecodable: (): FetchFailure => ({ reason: 'undecodable', message: "The site's content encoding could not be decoded." }),
   fetchLoop: (): FetchFailure => ({ reason: 'fetch_loop', message: 'Requests from LinkPeek itself are refused (fetch loop).' }),
+  // A wall instead of the page (src/walls): what the site showed is named, so the caller knows a
+  // browser would have passed where the preview could not.
+  botCheck: (service: string): FetchFailure => ({ reason: 'bot_check', message: `The site showed a bot check (${service}) instead of the page.` }),
+  consentWall: (hostname: string, page: 'consent' | 'login' = 'consent'): FetchFailure => ({
+    reason: 'consent_wall',
+    message: `The site sent LinkPeek to a ${page} page (${hostname}) instead of the page.`,
+  }),
 } as const;
 
 /**

@@ -135,8 +135,20 @@ export function carriesOurVia(via: string | readonly string[] | undefined | null
  */
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
-/** The default Accept of a page fetch (the image proxy passes its own). */
-export const PAGE_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8';
+/**
+ * The default Accept of a page fetch (the image proxy passes its own): what browsers send for a
+ * navigation. Bot-management services answer a client that does not ask for HTML with a bare
+ * 403 or an empty 202 instead of their interstitial (AWS WAF serves its challenge page only to a
+ * request accepting text/html), and some sites serve their real page only to it.
+ */
+export const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+
+/**
+ * Accept-Language of every fetch, as a browser set to US English sends it. A request without a
+ * usual one is a bot signal to those services, and English is what the messages and the bot-check
+ * titles LinkPeek recognises (src/walls/markers.ts) are written in.
+ */
+export const ACCEPT_LANGUAGE = 'en-US,en;q=0.9';
 
 /**
  * Content codings we ask for and decode (RFC 9110 8.4). The byte cap counts decoded bytes, so a
@@ -150,12 +162,13 @@ export const MAX_CONTENT_CODINGS = 2;
 /**
  * The complete set of request headers LinkPeek sends. Nothing from the client's request is ever
  * forwarded (no cookies, no auth, no X-Forwarded-For): the upstream sees LinkPeek, not the caller.
+ * Accept and Accept-Language are a browser's; the User-Agent stays our own, honest one.
  */
 export function requestHeaders(config: Pick<Config, 'userAgent'>, accept: string = PAGE_ACCEPT): Record<string, string> {
   return {
     'user-agent': config.userAgent,
     accept,
-    'accept-language': 'en;q=1.0, *;q=0.5',
+    'accept-language': ACCEPT_LANGUAGE,
     'accept-encoding': ACCEPT_ENCODING,
     via: OUR_VIA,
   };

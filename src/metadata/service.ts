@@ -7,7 +7,7 @@ import type { RawTags } from '../../wasm-parser/types.js';
 import { scanHead } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
 import { FetchFailed, FetchTimeout } from '../errors.js';
-import { failures } from '../fetch/fetch-failure.js';
+import { failures, type FetchFailure } from '../fetch/fetch-failure.js';
 import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch } from '../fetch/types.js';
 import { SNIFF_BYTES, sniffImage } from '../images/sniff.js';
@@ -16,6 +16,7 @@ import type { Extraction, ExtractionStore } from '../cache/extraction-store.js';
 import { extractionExpiry } from '../cache/lifetime.js';
 import { SingleFlight } from '../cache/single-flight.js';
 import type { Answer, CacheOutcome, MetadataService, Prefer, RequestTiming } from './service-types.js';
+import { mayBeChallengePage, refuseWalls } from '../walls/detect.js';
 
 /** What an enricher sees and may fill in: both variants of one page, before they are cached. */
 export interface EnrichmentInput {
@@ -50,6 +51,12 @@ export interface MetadataServiceDeps {
    * its lookup runs while the rest of the head downloads (the probes find it answered).
    */
   prefetchHost?: (hostname: string) => void;
+  /**
+   * Whether a page that failed this way may still be answered from its oEmbed provider
+   * (docs/ARCHITECTURE.md "oEmbed"): then it is enriched as a page with nothing to read, and
+   * answered if an enricher filled `embed`; otherwise the page's failure stands.
+   */
+  embedStandsIn?: (target: URL, failure: FetchFailure) => boolean;
 }
 
 /** Hosts prefetched per page at most: the probes use three URLs; a page listing hundreds gets no more. */
@@ -74,13 +81,15 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
 
   async function extractHere(target: URL, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
     try {
-      const fresh = await fetchAndExtract(target, client, deps, timing);
+      const { fresh, failed } = await fetchOrStandIn(target, client, timing);
       const enriching = performance.now();
       const allSettled = await runEnrichers(fresh, deps);
       timing?.step('enrich', performance.now() - enriching);
       // An enricher that overran the budget must not change what is already cached: then the
       // cache gets a copy. When every enricher has settled, nothing can touch the objects again.
       const [og, twitter] = allSettled ? [fresh.og, fresh.twitter] : [structuredClone(fresh.og), structuredClone(fresh.twitter)];
+      // A failed page answered for its oEmbed alone: without an embed, the page's failure stands.
+      if (failed && og.embed === null) throw failed;
       const value: Extraction = { ok: true, og, twitter, expiresAt: extractionExpiry(true, config) };
       await store.set(extractionKey(target), value);
       return value;
@@ -95,6 +104,17 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
         return value;
       }
       throw err;
+    }
+  }
+
+  /** The page's extraction or, for a failure its oEmbed answer may stand in for, the object of a page with nothing to read. */
+  async function fetchOrStandIn(target: URL, client: string | undefined, timing: RequestTiming | undefined) {
+    try {
+      return { fresh: await fetchAndExtract(target, client, deps, timing), failed: null };
+    } catch (err) {
+      if (!(err instanceof FetchFailed) || !err.pageFailure || !deps.embedStandsIn?.(target, err.failure)) throw err;
+      const fresh: EnrichmentInput = { target, client, finalUrl: target, tags: null, og: emptyMetadata(target), twitter: emptyMetadata(target) };
+      return { fresh, failed: err };
     }
   }
 
@@ -140,9 +160,15 @@ async function fetchAndExtract(
   timing?.step('connect', res.timings?.connectMs);
   timing?.step('fetch', scanning - fetching);
   try {
-    if (res.status < 200 || res.status >= 300) throw new FetchFailed(`upstream status ${res.status}`, { failure: failures.httpStatus(res.status) });
     const contentType = res.headers['content-type'] ?? '';
     const finalUrl = res.url;
+    // A bot check or a consent page is a failure, not a preview (src/walls), whatever its status.
+    const answer = { status: res.status, headers: res.headers, url: finalUrl, tags: null };
+    refuseWalls(target, answer);
+    if (res.status < 200 || res.status >= 300) {
+      if (isHtml(contentType) && mayBeChallengePage(res.status)) refuseWalls(target, { ...answer, tags: await headOfErrorPage(res.body, contentType) });
+      throw new FetchFailed(`upstream status ${res.status}`, { failure: failures.httpStatus(res.status) });
+    }
     const options = { requestedUrl: target };
 
     if (isHtml(contentType)) {
@@ -150,6 +176,7 @@ async function fetchAndExtract(
       const scan = await scanHead(res.body, { contentType, retainChunks: true, onImageUrl: prefetchHost && hostsOf(finalUrl, prefetchHost) });
       timing?.step('scan', performance.now() - scanning);
       if (scan.bytesConsumed === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });
+      refuseWalls(target, { ...answer, tags: scan.tags });
       return { target, client, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
     }
 
@@ -167,6 +194,15 @@ async function fetchAndExtract(
     return { target, client, finalUrl, tags: null, og: make(), twitter: make() };
   } finally {
     res.close();
+  }
+}
+
+/** The head of an error page, read for bot-check markers; null when it cannot be read (the status stands). */
+async function headOfErrorPage(body: AsyncIterable<Uint8Array>, contentType: string): Promise<RawTags | null> {
+  try {
+    return (await scanHead(body, { contentType, retainChunks: true })).tags;
+  } catch {
+    return null;
   }
 }
 

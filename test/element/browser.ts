@@ -107,6 +107,14 @@ export async function waitForState(page: Page, state: CardState, id = 'preview',
   );
 }
 
+/**
+ * Waits until the element is ready or in its error state: for input that a stricter data-meta
+ * check may refuse outright, where either outcome is fine as long as the test's point holds.
+ */
+export async function waitForSettled(page: Page, id = 'preview'): Promise<void> {
+  await page.waitForFunction((id) => document.getElementById(id)?.matches(':state(ready), :state(error)') ?? false, id, { timeout: 5000 });
+}
+
 export interface CardView {
   state: CardState | null;
   href: string | null;
@@ -116,7 +124,11 @@ export interface CardView {
   title: string;
   description: string;
   descriptionHidden: boolean;
+  /** The site line: site_name, else the host name. */
   host: string;
+  /** The "author · date" line. */
+  byline: string;
+  bylineHidden: boolean;
   badge: string;
   badgeHidden: boolean;
   mediaHidden: boolean;
@@ -127,6 +139,10 @@ export interface CardView {
   faviconSrc: string | null;
   faviconAlt: string | null;
   faviconHidden: boolean;
+  /** "banner" (image above the text) or "thumbnail" (image beside it), as laid out. */
+  shape: 'banner' | 'thumbnail';
+  /** The colour of the theme-colour stripe on the card's left edge, or null when none shows. */
+  accent: string | null;
   /** innerHTML of the whole shadow root, for "no injected markup" checks. */
   html: string;
 }
@@ -151,6 +167,8 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
       description: part('description').textContent ?? '',
       descriptionHidden: !visible(part('description')),
       host: part('host').textContent ?? '',
+      byline: part('byline').textContent ?? '',
+      bylineHidden: !visible(part('byline')),
       badge: part('badge').textContent ?? '',
       badgeHidden: !visible(part('badge')),
       mediaHidden: !visible(part('media')),
@@ -161,6 +179,8 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
       faviconSrc: favicon.getAttribute('src'),
       faviconAlt: favicon.getAttribute('alt'),
       faviconHidden: !visible(favicon),
+      shape: getComputedStyle(part('card')).flexDirection === 'row' ? ('thumbnail' as const) : ('banner' as const),
+      accent: /^(rgb\([^)]*\)) 4px 0px 0px 0px inset$/.exec(getComputedStyle(part('card')).boxShadow)?.[1] ?? null,
       html: root.innerHTML,
     };
   }, id);

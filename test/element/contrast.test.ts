@@ -1,12 +1,13 @@
-// WCAG 2.2 AA for the card's palette: text at least 4.5:1, the focus ring at least
-// 3:1 (non-text contrast). Checked twice: on the palette data, and on the colours Chromium
-// actually computes for each rendered piece, light and dark.
+// WCAG 2.2 AA for the card's palette: text at least 4.5:1; the focus ring and the card's outline
+// at least 3:1 (non-text contrast), the outline against the card and the page. Checked twice: on
+// the palette data, and on the colours Chromium actually computes for each rendered piece, light
+// and dark; and the hover state is a change a reader can see.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { DARK, LIGHT, type Palette } from '../../element/palette.js';
-import { startAssetServer, type AssetServer } from './asset-server.js';
-import { launchBrowser, mount, openPage, waitForState } from './browser.js';
+import { startAssetServer, testPageHtml, type AssetServer } from './asset-server.js';
+import { launchBrowser, mount, openPage, snapshot, waitForState } from './browser.js';
 import { contrastRatio } from './contrast.js';
 import { metadataFor } from './metadata-fixture.js';
 
@@ -18,7 +19,11 @@ const PAIRS: [string, keyof Palette, keyof Palette, number][] = [
   ['description and host', 'muted', 'bg', AA_TEXT],
   ['safety badge', 'badgeFg', 'badgeBg', AA_TEXT],
   ['focus ring', 'focus', 'bg', AA_NON_TEXT],
+  ['card outline', 'border', 'bg', AA_NON_TEXT],
 ];
+
+/** The page behind the card: Chromium's Canvas colour on a page with color-scheme: light dark. */
+const PAGE = { light: '#ffffff', dark: '#121212' };
 
 for (const [scheme, palette] of [['light', LIGHT], ['dark', DARK]] as const) {
   test(`palette (${scheme}): every pair passes WCAG AA`, () => {
@@ -27,6 +32,9 @@ for (const [scheme, palette] of [['light', LIGHT], ['dark', DARK]] as const) {
       console.log(`  ${scheme} ${what}: ${palette[fg]} on ${palette[bg]} = ${ratio.toFixed(2)}:1 (AA ${minimum}:1)`);
       assert.ok(ratio >= minimum, `${scheme} ${what}: ${ratio.toFixed(2)} < ${minimum}`);
     }
+    const page = contrastRatio(palette.border, PAGE[scheme]);
+    console.log(`  ${scheme} card outline: ${palette.border} on the page ${PAGE[scheme]} = ${page.toFixed(2)}:1 (AA 3:1)`);
+    assert.ok(page >= AA_NON_TEXT, `${scheme} card outline on the page: ${page.toFixed(2)}`);
   });
 }
 
@@ -40,7 +48,10 @@ let browser: Browser;
 let assets: AssetServer;
 
 test.before(async () => {
-  [browser, assets] = await Promise.all([launchBrowser(), startAssetServer()]);
+  [browser, assets] = await Promise.all([
+    launchBrowser(),
+    startAssetServer({ pages: { '/themed-page': testPageHtml('/component.js', '<style>:root{color-scheme:light dark}</style>') } }),
+  ]);
 });
 
 test.after(async () => {
@@ -55,7 +66,8 @@ for (const scheme of ['light', 'dark'] as const) {
     const tab = await openPage(browser);
     try {
       await tab.reset(`${assets.baseUrl}/test-page`, scheme);
-      await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor('http://127.0.0.1:9', { safety_tags: ['adult'] })) }, 'ready');
+      const meta = metadataFor('http://127.0.0.1:9', { safety_tags: ['adult'], author: 'Ana Ruiz', published_time: '2024-05-01T00:00:00.000Z' });
+      await mount(tab.page, { 'data-meta': JSON.stringify(meta) }, 'ready');
       await mount(tab.page, { 'data-meta': 'not json', 'data-url': 'http://127.0.0.1:9/page' }, 'error');
       await waitForState(tab.page, 'ready', 'ready');
       await waitForState(tab.page, 'error', 'error');
@@ -69,20 +81,21 @@ for (const scheme of ['light', 'dark'] as const) {
         };
         const out: [string, string, string][] = [];
         for (const id of ['ready', 'error']) {
-          for (const part of ['title', 'description', 'host', 'badge']) {
+          for (const part of ['title', 'description', 'host', 'byline', 'badge']) {
             const el = document.getElementById(id)!.shadowRoot!.querySelector<HTMLElement>(`[part=${part}]`)!;
-            if (el.hidden) continue;
+            if (!el.checkVisibility()) continue;
             out.push([`${id} ${part}`, getComputedStyle(el).color, background(el)]);
           }
         }
         return out;
       });
-      assert.is(rendered.length, 7, 'ready: title, description, host, badge; error: title, description, host');
+      assert.is(rendered.length, 6, 'ready: title, description, host, byline, badge; error: the link');
       const palette = scheme === 'light' ? LIGHT : DARK;
       const expected: Record<string, [keyof Palette, keyof Palette]> = {
         title: ['fg', 'bg'],
         description: ['muted', 'bg'],
         host: ['muted', 'bg'],
+        byline: ['muted', 'bg'],
         badge: ['badgeFg', 'badgeBg'],
       };
       for (const [piece, color, bg] of rendered) {
@@ -92,6 +105,55 @@ for (const scheme of ['light', 'dark'] as const) {
         const ratio = contrastRatio(color, bg);
         assert.ok(ratio >= AA_TEXT, `${scheme} ${piece}: ${ratio.toFixed(2)}:1`);
       }
+    } finally {
+      await tab.close();
+    }
+  });
+}
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`rendered card (${scheme}): the outline has 3:1 against the card and the page`, async () => {
+    const tab = await openPage(browser);
+    try {
+      await tab.reset(`${assets.baseUrl}/themed-page`, scheme);
+      await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor('http://127.0.0.1:9')) });
+      await waitForState(tab.page, 'ready');
+      const colours = await tab.page.evaluate(() => {
+        const card = getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=card]')!);
+        return { outline: card.borderTopColor, card: card.backgroundColor, page: getComputedStyle(document.body).backgroundColor };
+      });
+      assert.is(contrastRatio(colours.page, PAGE[scheme]), 1, 'the page is Canvas');
+      for (const behind of ['card', 'page'] as const) {
+        const ratio = contrastRatio(colours.outline, colours[behind]);
+        console.log(`  ${scheme} outline ${colours.outline} on the ${behind} ${colours[behind]} = ${ratio.toFixed(2)}:1`);
+        assert.ok(ratio >= AA_NON_TEXT, `${scheme} outline on the ${behind}: ${ratio.toFixed(2)}:1`);
+      }
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test(`hover (${scheme}): the outline turns to the text colour, 3:1 from the resting one, and the title is underlined`, async () => {
+    const tab = await openPage(browser);
+    try {
+      await tab.reset(`${assets.baseUrl}/themed-page`, scheme);
+      await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor('http://127.0.0.1:9')) });
+      await waitForState(tab.page, 'ready');
+      const look = () =>
+        tab.page.evaluate(() => {
+          const root = document.getElementById('preview')!.shadowRoot!;
+          return { outline: getComputedStyle(root.querySelector('[part=card]')!).borderTopColor, title: getComputedStyle(root.querySelector('[part=title]')!).textDecorationLine };
+        });
+      const resting = await look();
+      await tab.page.hover('#preview');
+      const hovered = await look();
+      assert.is(resting.title, 'none');
+      assert.is(hovered.title, 'underline');
+      assert.is(contrastRatio(hovered.outline, (scheme === 'light' ? LIGHT : DARK).fg), 1, 'the outline takes the text colour');
+      const change = contrastRatio(hovered.outline, resting.outline);
+      console.log(`  ${scheme} hover outline ${hovered.outline} against the resting ${resting.outline} = ${change.toFixed(2)}:1`);
+      assert.ok(change >= AA_NON_TEXT, `${change.toFixed(2)}:1`);
+      await snapshot(tab.page, `hover-${scheme}`);
     } finally {
       await tab.close();
     }

@@ -1,4 +1,7 @@
-// WCAG 2.2 contrast ratio (https://www.w3.org/TR/WCAG22/#dfn-contrast-ratio).
+// WCAG 2.2 contrast ratio (https://www.w3.org/TR/WCAG22/#dfn-contrast-ratio) for tests: palette
+// hex values and colours as Chromium computes them, measured by the element's own function
+// (element/palette.ts, which reads "rgb(r, g, b)" only).
+import { contrastRatio as computedContrast } from '../../element/palette.js';
 
 export type Rgb = [number, number, number];
 
@@ -11,15 +14,7 @@ export function parseColor(color: string): Rgb {
   return [Number(rgb[1]), Number(rgb[2]), Number(rgb[3])];
 }
 
-function relativeLuminance([r, g, b]: Rgb): number {
-  const linear = (channel: number) => {
-    const c = channel / 255;
-    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
-}
-
 export function contrastRatio(a: string, b: string): number {
-  const [l1, l2] = [relativeLuminance(parseColor(a)), relativeLuminance(parseColor(b))].sort((x, y) => y - x);
-  return (l1! + 0.05) / (l2! + 0.05);
+  const computed = (color: string) => `rgb(${parseColor(color).join(', ')})`;
+  return computedContrast(computed(a), computed(b));
 }

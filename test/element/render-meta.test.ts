@@ -54,7 +54,7 @@ test('renders title, description, host, favicon and image from data-meta, as one
   assert.is(card.rel, 'noopener noreferrer');
   assert.is(card.ariaBusy, 'false');
   assert.is(card.imageSrc, `${upstream.origin}/photo.png`);
-  assert.is(card.imageAlt, 'Sea stars in a rock pool at low tide');
+  assert.is(card.imageAlt, '', 'the image is decorative: the title is already the link name');
   assert.ok(card.imageLoaded);
   assert.is(card.faviconSrc, `${upstream.origin}/icon.png`);
   assert.is(card.faviconAlt, '', 'the favicon is decorative: the host name stands beside it');
@@ -67,16 +67,16 @@ test('renders title, description, host, favicon and image from data-meta, as one
   await snapshot(page, 'card-light');
 });
 
-test('the image alt falls back to the title; a missing title shows the host name', async () => {
+test('the image is decorative (alt="") with or without og:image:alt; a missing title shows the host name', async () => {
   const { page } = await freshPage();
   await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { og: {} })) }, 'a');
-  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { title: null, og: {} })) }, 'b');
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { title: null })) }, 'b');
   await waitForState(page, 'ready', 'a');
   await waitForState(page, 'ready', 'b');
-  assert.is((await readCard(page, 'a')).imageAlt, 'Tide pools of the northern coast');
+  assert.is((await readCard(page, 'a')).imageAlt, '');
   const untitled = await readCard(page, 'b');
   assert.is(untitled.title, '127.0.0.1');
-  assert.is(untitled.imageAlt, '127.0.0.1');
+  assert.is(untitled.imageAlt, '', 'og:image:alt is not read: a screen reader would hear the picture after the title');
 });
 
 test('without an image the image area is hidden; a failing favicon disappears', async () => {
@@ -188,32 +188,38 @@ test('attribute changes re-render: data-meta, then data-layout', async () => {
   await waitForState(page, 'error');
 });
 
-test('a data-meta that is not valid Metadata shows the error state; the link still works when data-url is given', async () => {
+test('a data-meta that is not valid Metadata shows the error state; the link still works when a page URL is known (data-url, or a url in the broken data-meta)', async () => {
   const { page, requested } = await freshPage();
   const valid = metadataFor(upstream.origin);
-  const invalid: Record<string, string> = {
-    notJson: '{"title": "unterminated',
-    array: '[]',
-    noUrl: JSON.stringify({ ...valid, url: undefined }),
-    numberTitle: JSON.stringify({ ...valid, title: 42 }),
-    imageString: JSON.stringify({ ...valid, image: 'https://example.com/a.png' }),
-    unknownTag: JSON.stringify({ ...valid, safety_tags: ['nsfw'] }),
-    noOg: JSON.stringify({ ...valid, og: undefined }),
+  const pageUrl = `${upstream.origin}/articles/tide-pools`;
+  // Each case with the link it keeps: none when no http(s) URL is known.
+  const invalid: Record<string, [meta: string, href: string | null]> = {
+    notJson: ['{"title": "unterminated', null],
+    array: ['[]', null],
+    noUrl: [JSON.stringify({ ...valid, url: undefined }), null],
+    scriptUrl: [JSON.stringify({ ...valid, url: 'javascript:alert(1)', title: 42 }), null],
+    numberTitle: [JSON.stringify({ ...valid, title: 42 }), pageUrl],
+    imageString: [JSON.stringify({ ...valid, image: 'https://example.com/a.png' }), pageUrl],
+    unknownTag: [JSON.stringify({ ...valid, safety_tags: ['nsfw'] }), pageUrl],
+    noOg: [JSON.stringify({ ...valid, og: undefined }), pageUrl],
   };
-  for (const [id, meta] of Object.entries(invalid)) await mount(page, { 'data-meta': meta }, id);
-  await mount(page, { 'data-meta': 'null', 'data-url': `${upstream.origin}/articles/tide-pools` }, 'withUrl');
+  for (const [id, [meta]] of Object.entries(invalid)) await mount(page, { 'data-meta': meta }, id);
+  await mount(page, { 'data-meta': 'null', 'data-url': pageUrl }, 'withUrl');
   for (const id of [...Object.keys(invalid), 'withUrl']) {
     await waitForState(page, 'error', id);
     const card = await readCard(page, id);
-    assert.is(card.title, 'Preview unavailable', id);
     assert.ok(card.mediaHidden, id);
     assert.ok(card.badgeHidden, id);
-    if (id !== 'withUrl') assert.is(card.href, null, id);
+    if (id === 'withUrl') continue;
+    const href = invalid[id]![1];
+    assert.is(card.href, href, id);
+    assert.is(card.title, href ? `${new URL(upstream.origin).host}/articles/tide-pools` : 'Preview unavailable', id);
   }
   const linked = await readCard(page, 'withUrl');
   assert.is(linked.href, `${upstream.origin}/articles/tide-pools`);
-  assert.is(linked.description, `${upstream.origin}/articles/tide-pools`);
-  assert.is(linked.host, '127.0.0.1');
+  assert.is(linked.title, `${new URL(upstream.origin).host}/articles/tide-pools`, 'the host and path are the link text');
+  assert.ok(linked.descriptionHidden, 'no reason known: no second line');
+  assert.is(linked.host, '');
   assert.equal(requested.filter((url) => url.includes('/v1/')), [], 'data-meta wins over data-url: no request');
   await snapshot(page, 'error-with-link', 'withUrl');
 });
@@ -231,20 +237,32 @@ async function accessibleLinks(page: TestPage['page']): Promise<{ name: string; 
   }
 }
 
-test('accessibility: the link is named by badge, title and host, and described by the description', async () => {
+test('accessibility: the link is named by badge, title, host and "(opens in a new tab)", and described by the description', async () => {
   const { page } = await freshPage();
   await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { safety_tags: ['adult'] })) }, 'tagged');
   await mount(page, { 'data-meta': '{}', 'data-url': `${upstream.origin}/articles/tide-pools` }, 'broken');
   await waitForState(page, 'ready', 'tagged');
   await waitForState(page, 'error', 'broken');
   assert.equal(await accessibleLinks(page), [
-    { name: 'Adult content Tide pools of the northern coast 127.0.0.1', description: metadataFor(upstream.origin).description! },
-    { name: 'Preview unavailable 127.0.0.1', description: `${upstream.origin}/articles/tide-pools` },
+    { name: 'Adult content Tide pools of the northern coast 127.0.0.1 (opens in a new tab)', description: metadataFor(upstream.origin).description! },
+    { name: `${new URL(upstream.origin).host}/articles/tide-pools (opens in a new tab)`, description: '' },
   ]);
   // A re-render without tags leaves no stale badge text in the name.
   await page.evaluate((meta) => document.getElementById('tagged')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })));
   await page.waitForFunction(() => document.getElementById('tagged')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
-  assert.is((await accessibleLinks(page))[0]!.name, 'Untagged 127.0.0.1');
+  assert.is((await accessibleLinks(page))[0]!.name, 'Untagged 127.0.0.1 (opens in a new tab)');
+});
+
+test('host.focus() focuses the card link (the shadow root delegates focus)', async () => {
+  const { page } = await freshPage();
+  await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin)) });
+  await waitForState(page, 'ready');
+  const focus = await page.evaluate(() => {
+    const host = document.getElementById('preview')!;
+    host.focus();
+    return { host: document.activeElement === host, part: host.shadowRoot!.activeElement?.getAttribute('part') };
+  });
+  assert.equal(focus, { host: true, part: 'card' });
 });
 
 test('keyboard: Tab focuses the card with a visible ring, Enter opens the page in a new tab', async () => {

@@ -41,6 +41,17 @@ test.before(async () => {
   routes['/estuary'] = { type: 'text/html; charset=utf-8', body: articleHtml(upstream.origin, 'Estuary at dawn') };
   routes['/second'] = { type: 'text/html; charset=utf-8', body: articleHtml(upstream.origin, 'A second article') };
   routes['/slow'] = { type: 'text/html; charset=utf-8', body: articleHtml(upstream.origin, 'Slow article'), delayMs: SLOW_MS };
+  routes['/slow-plain'] = {
+    type: 'text/html; charset=utf-8',
+    body: '<!doctype html><title>A page without an image</title><meta name="description" content="Only words here, and a favicon.">',
+    delayMs: SLOW_MS,
+  };
+  // The head of PerimeterX's block page, which the service answers as a bot check.
+  routes['/blocked'] = {
+    type: 'text/html; charset=utf-8',
+    status: 403,
+    body: '<!doctype html><head><meta name="description" content="px-captcha"><title>Access to this page has been denied</title></head><body></body>',
+  };
   embedder = await startAssetServer({
     pages: {
       // Loads the element from the service: the API is wherever component.js came from.
@@ -78,7 +89,7 @@ test('renders a local upstream page through the running service, calling the ori
   assert.is(card.description, 'Where the river meets the sea: a walk along the estuary at dawn, with notes on the birds.');
   assert.is(card.href, target);
   assert.is(card.imageSrc, `${upstream.origin}/estuary.png`);
-  assert.is(card.imageAlt, 'Mud flats at low tide');
+  assert.is(card.imageAlt, '', 'decorative, whatever og:image:alt says');
   assert.is(card.faviconSrc, `${upstream.origin}/icon.png`);
   assert.is(card.host, '127.0.0.1');
   // docs/SPEC.md SafetyTag: an IP address as URL is suspicious_domain; the badge shows it end to end.
@@ -100,6 +111,7 @@ test('loading: a skeleton with aria-busy while the API works; the link already w
   assert.is(loading.title, '');
   assert.is(loading.host, '127.0.0.1');
   assert.not.ok(loading.mediaHidden, 'the image area is a skeleton block');
+  assert.is(loading.shape, 'thumbnail', 'the skeleton has the side-thumbnail shape');
   const skeleton = await page.evaluate(() => {
     const title = document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!;
     const style = getComputedStyle(title);
@@ -117,16 +129,16 @@ test('loading: a skeleton with aria-busy while the API works; the link already w
   assert.is((await readCard(page)).title, 'Slow article');
 });
 
-test('error: a page the service cannot fetch (422) shows the error state with a short reason, and the link still works', async () => {
+test('error: a page the service cannot fetch (422) is a plain link (host and path) with a short reason', async () => {
   const { page } = await freshPage();
   const target = `${upstream.origin}/gone`;
   await mount(page, { 'data-url': target });
   await waitForState(page, 'error');
   const card = await readCard(page);
-  assert.is(card.title, 'Preview unavailable');
+  assert.is(card.title, `${new URL(upstream.origin).host}/gone`);
   assert.is(card.href, target);
   assert.is(card.description, 'The page answered with an error.');
-  assert.is(card.host, '127.0.0.1');
+  assert.is(card.host, '');
   assert.ok(card.mediaHidden);
   assert.is(card.ariaBusy, 'false');
   await snapshot(page, 'error');
@@ -145,9 +157,35 @@ test('error: a site that refuses the connection says it could not be reached', a
   await mount(page, { 'data-url': target });
   await waitForState(page, 'error');
   const card = await readCard(page);
-  assert.is(card.title, 'Preview unavailable');
+  assert.is(card.title, new URL(target).host);
   assert.is(card.description, 'The site could not be reached.');
   assert.is(card.href, target);
+});
+
+test('error: a bot check says so in plain words, and the card stays a link to the page', async () => {
+  const { page } = await freshPage();
+  const target = `${upstream.origin}/blocked`;
+  await mount(page, { 'data-url': target });
+  await waitForState(page, 'error');
+  const card = await readCard(page);
+  assert.is(card.title, `${new URL(upstream.origin).host}/blocked`);
+  assert.is(card.description, 'The site blocked the preview with a bot check.');
+  assert.is(card.href, target);
+});
+
+test('loading: the skeleton is as tall as a card without an image, so that card barely moves', async () => {
+  const { page } = await freshPage();
+  await mount(page, { 'data-url': `${upstream.origin}/slow-plain` });
+  await waitForState(page, 'loading');
+  const height = () => page.evaluate(() => document.getElementById('preview')!.getBoundingClientRect().height);
+  const skeleton = await height();
+  await waitForState(page, 'ready', 'preview', SLOW_MS + 5000);
+  const card = await readCard(page);
+  assert.is(card.title, 'A page without an image');
+  assert.ok(card.mediaHidden);
+  const ready = await height();
+  console.log(`  skeleton ${skeleton}px, card without an image ${ready}px`);
+  assert.ok(Math.abs(skeleton - ready) <= 24, `skeleton ${skeleton}px, card ${ready}px`);
 });
 
 // Each test asks for its own ?case= so neither the service's cache nor the browser's (the

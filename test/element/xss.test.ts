@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import type { Metadata } from '../../generated/types.gen.js';
 import { startAssetServer, type AssetServer } from './asset-server.js';
-import { launchBrowser, mount, openPage, readCard, waitForState, type TestPage } from './browser.js';
+import { launchBrowser, mount, openPage, readCard, waitForSettled, waitForState, type TestPage } from './browser.js';
 import { metadataFor } from './metadata-fixture.js';
 
 const ORIGIN = 'http://127.0.0.1:9';
@@ -51,9 +51,10 @@ test('markup in title and description is shown as text, not parsed', async () =>
   assert.is(injected, 0);
 });
 
-test('markup in the image alt (og:image:alt) stays an attribute value', async () => {
+test('markup in the image alt (og:image:alt) never reaches the DOM: the image is decorative', async () => {
   const card = await render(metadataFor(ORIGIN, { og: { 'og:image:alt': `" onerror="window.pwned=4` } }));
-  assert.is(card.imageAlt, `" onerror="window.pwned=4`);
+  assert.is(card.imageAlt, '');
+  assert.not.match(card.html, 'pwned');
   const handlers = await tab.page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=image]')!.getAttributeNames());
   assert.not.ok(handlers.some((name) => name.startsWith('on')), handlers.join(','));
 });
@@ -117,6 +118,45 @@ test('a data-endpoint that is not http(s) is refused: no request to it', async (
   const card = await readCard(tab.page);
   assert.is(card.href, `${ORIGIN}/page`, 'the link to the page still works');
   assert.not.ok(requested.some((url) => url.includes('/v1/metadata')));
+});
+
+test('embed.html is never read: a script and an img onerror in it do nothing', async () => {
+  const html = '<script>window.pwned=11</script><img src="http://127.0.0.1:9/embed-x.png" onerror="window.pwned=12;alert(12)">';
+  const embed = {
+    type: 'video' as const,
+    provider_name: 'VideoSite',
+    provider_url: `${ORIGIN}/`,
+    title: 'A video',
+    author_name: null,
+    author_url: null,
+    thumbnail_url: null,
+    thumbnail_width: null,
+    thumbnail_height: null,
+    width: 640,
+    height: 360,
+    html,
+  };
+  const card = await render(metadataFor(ORIGIN, { embed }));
+  assert.not.match(card.html, 'pwned');
+  assert.not.match(card.html, 'embed-x');
+  const injected = await tab.page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelectorAll('script, iframe, img:not([part])').length);
+  assert.is(injected, 0);
+  assert.not.ok(requested.some((url) => url.includes('embed-x')), requested.join('\n'));
+});
+
+test('a theme_color carrying more CSS sets nothing and loads nothing', async () => {
+  for (const theme_color of ['red;background:url(http://127.0.0.1:9/css-x.png)', 'url(http://127.0.0.1:9/css-y.png)', 'red}a{background:url(http://127.0.0.1:9/css-z.png)']) {
+    await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor(ORIGIN, { theme_color })) });
+    await waitForSettled(tab.page); // a stricter data-meta check may refuse it: the error state
+    await tab.page.waitForTimeout(100);
+    const card = await readCard(tab.page);
+    assert.is(card.accent, null, theme_color);
+    const style = await tab.page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=card]')!.getAttribute('style') ?? '');
+    assert.not.match(style, 'url', theme_color);
+    await tab.page.evaluate(() => document.getElementById('preview')!.remove());
+  }
+  assert.not.ok(requested.some((url) => url.includes('css-')), requested.join('\n'));
+  assert.is(await tab.page.evaluate(() => (window as unknown as { pwned: number }).pwned), 0);
 });
 
 test('prototype-polluting keys in data-meta are plain data', async () => {

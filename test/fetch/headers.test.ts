@@ -11,8 +11,8 @@ const test = suite('safeFetch request headers');
 
 const expected = {
   'user-agent': 'LinkPeekTest/1.0 (+https://example.test/bot)',
-  accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',
-  'accept-language': 'en;q=1.0, *;q=0.5',
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
+  'accept-language': 'en-US,en;q=0.9',
   'accept-encoding': 'gzip, deflate, br',
   via: '1.1 linkpeek',
 };

@@ -12,8 +12,9 @@ import { redirect, respond, stall, startUpstream, type Upstream } from '../helpe
 
 // A 422 names what failed: one reason of openapi.yaml's enum and a message a person can act on.
 // The real app with the address guard on: `site.test` resolves to the fixture on 127.0.0.1 (the
-// one loopback address treated as public), `inside.test` to 127.0.0.2 (private), every other
-// name fails with ENOTFOUND like an unknown name does.
+// one loopback address treated as public), and so does `consent.youtube.com` (where /to-consent
+// redirects); `inside.test` to 127.0.0.2 (private), every other name fails with ENOTFOUND like an
+// unknown name does.
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const q = (url: string) => `/v1/metadata?${new URLSearchParams({ url })}`;
@@ -31,7 +32,17 @@ const reasons = suite<Ctx>('422 reasons of /v1/metadata');
 reasons.before(async (ctx) => {
   const hops: Record<string, ReturnType<typeof redirect>> = {};
   for (let i = 0; i < 7; i++) hops[`/hop${i}`] = redirect(302, `/hop${i + 1}`);
-  ctx.up = await startUpstream({ routes: { '/gone': respond(404, 'nope', html), '/stall': stall(), ...hops } });
+  const challenge = { ...html, server: 'cloudflare', 'cf-mitigated': 'challenge' };
+  ctx.up = await startUpstream({
+    routes: {
+      '/gone': respond(404, 'nope', html),
+      '/stall': stall(),
+      '/challenge': respond(403, '<title>Just a moment...</title>', challenge),
+      '/to-consent': (req, res) => redirect(302, ctx.up.url('/m?continue=x', 'consent.youtube.com').href)(req, res),
+      '/m': respond(200, '<title>Before you continue to YouTube</title>', html),
+      ...hops,
+    },
+  });
   ctx.tls = await startUpstream({ protocol: 'https', routes: { '/': respond(200, '<title>x</title>', html) } });
   // A site whose connection is cut as soon as it is accepted.
   ctx.reset = net.createServer((socket) => socket.resetAndDestroy());
@@ -40,7 +51,9 @@ reasons.before(async (ctx) => {
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   ctx.closedPort = (closed.address() as AddressInfo).port;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
-  const lookup = scriptedLookup((name) => (name === 'site.test' ? ['127.0.0.1'] : name === 'inside.test' ? ['127.0.0.2'] : null));
+  const lookup = scriptedLookup((name) =>
+    name === 'site.test' || name === 'consent.youtube.com' ? ['127.0.0.1'] : name === 'inside.test' ? ['127.0.0.2'] : null,
+  );
   ctx.svc = await startService(
     { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', ALLOW_PRIVATE_NETWORKS: 'false', FETCH_TIMEOUT_MS: '1000', MAX_REDIRECTS: '5' },
     { fetch: { lookup, isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) } },
@@ -64,6 +77,8 @@ reasons('each failure kind has its own reason and message', async (ctx) => {
     [site(ctx.tls, '/'), body('tls_certificate', "The site's TLS certificate is not valid.")],
     [`http://site.test:${ctx.closedPort}/`, body('connection_refused', 'The connection was refused.')],
     [`http://site.test:${(ctx.reset.address() as AddressInfo).port}/`, body('unreachable', 'The site could not be reached.')],
+    [site(ctx.up, '/challenge'), body('bot_check', 'The site showed a bot check (Cloudflare) instead of the page.')],
+    [site(ctx.up, '/to-consent'), body('consent_wall', 'The site sent LinkPeek to a consent page (consent.youtube.com) instead of the page.')],
   ];
   for (const [url, expected] of cases) {
     const res = await ctx.svc.request(q(url));

@@ -1,0 +1,112 @@
+// Tells a wall from a page: a bot check (markers.ts BOT_CHECK_MARKERS) in the answer's headers or
+// head, or a redirect that ended on a consent or login page (CONSENT_PAGES). Pure functions over
+// what the fetch and the head scanner already produced; the service turns a wall into its 422.
+//
+// Its own module, beside neither src/fetch nor src/metadata: it reads the scanner's tags, which
+// the transport layer never sees, and the metadata service, the benchmark and any other caller
+// can use it without pulling in each other.
+
+import type { RawTags } from '../../wasm-parser/types.js';
+import { FetchFailed } from '../errors.js';
+import { failures } from '../fetch/fetch-failure.js';
+import { BOT_CHECK_MARKERS, CHALLENGE_STATUSES, CONSENT_PAGES, type BotCheckMarker, type ConsentPage } from './markers.js';
+
+/** What an answer shows of itself: its status and headers (lower-case names), its URL, its head. */
+export interface AnswerEvidence {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  /** The URL the answer came from (after redirects): relative script sources resolve against it. */
+  url: URL;
+  /** The head's tags; null when the head was not read (not HTML, or not read yet). */
+  tags: RawTags | null;
+}
+
+/** The first bot-check marker the answer carries, or null. Markers that need the head wait for it. */
+export function findBotCheck(answer: AnswerEvidence): BotCheckMarker | null {
+  return BOT_CHECK_MARKERS.find((marker) => matches(marker, answer)) ?? null;
+}
+
+/** True when a non-2xx answer's head is worth reading for bot-check markers (markers.ts CHALLENGE_STATUSES). */
+export function mayBeChallengePage(status: number): boolean {
+  return CHALLENGE_STATUSES.has(status);
+}
+
+/**
+ * The consent or login page a redirect ended on, or null. Only a redirect counts: a URL asked for
+ * directly is the page the caller wanted, whatever it is.
+ */
+export function findConsentWall(requested: URL, final: URL): ConsentPage | null {
+  if (withoutFragment(requested) === withoutFragment(final)) return null;
+  const host = final.hostname.toLowerCase();
+  const path = final.pathname.toLowerCase();
+  return (
+    CONSENT_PAGES.find(
+      (wall) => (typeof wall.host === 'string' ? wall.host === host : wall.host.test(host)) && (wall.path === undefined || wall.path.test(path)),
+    ) ?? null
+  );
+}
+
+/**
+ * Throws the page failure (422, cached for CACHE_FAILURE_TTL_MS like any page failure) of a wall,
+ * if the answer is one. Called once when the headers arrive (tags null) and again after the head
+ * scan, so a header marker never waits for the body.
+ */
+export function refuseWalls(requested: URL, answer: AnswerEvidence): void {
+  const consent = findConsentWall(requested, answer.url);
+  if (consent) {
+    throw new FetchFailed(`redirected to a ${consent.page} page at ${answer.url.hostname}`, {
+      failure: failures.consentWall(answer.url.hostname, consent.page),
+    });
+  }
+  const check = findBotCheck(answer);
+  if (check) {
+    throw new FetchFailed(`${check.service} bot check (${describe(check)}), status ${answer.status}`, { failure: failures.botCheck(check.service) });
+  }
+}
+
+function matches(marker: BotCheckMarker, { status, headers, url, tags }: AnswerEvidence): boolean {
+  if (marker.status && !marker.status.includes(status)) return false;
+  if (marker.header) {
+    const value = headers[marker.header.name];
+    if (value === undefined || (marker.header.value && !marker.header.value.test(value.trim()))) return false;
+  }
+  const needsHead = marker.title || marker.untitled || marker.meta || marker.script;
+  if (!needsHead) return true;
+  if (!tags) return false;
+  const title = tags.title?.replace(/\s+/g, ' ').trim() ?? '';
+  if (marker.title && !marker.title.test(title)) return false;
+  if (marker.untitled && title !== '') return false;
+  if (marker.meta && !tags.metas.some((m) => metaMatches(marker.meta!, m.name, m.content))) return false;
+  if (marker.script && !tags.scriptSrcs.some((src) => scriptMatches(marker.script!, src, url))) return false;
+  return true;
+}
+
+function metaMatches(want: NonNullable<BotCheckMarker['meta']>, name: string | null, content: string | null): boolean {
+  return name?.trim().toLowerCase() === want.name && content !== null && want.content.test(content.trim());
+}
+
+function scriptMatches(want: NonNullable<BotCheckMarker['script']>, src: string, page: URL): boolean {
+  const url = URL.parse(src.trim(), page);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return false;
+  const host = url.hostname.toLowerCase();
+  if (want.host !== undefined && host !== want.host && !host.endsWith(`.${want.host}`)) return false;
+  return want.path.test(url.pathname.toLowerCase());
+}
+
+/** The marker in one line, for the log. */
+function describe(marker: BotCheckMarker): string {
+  const parts: string[] = [];
+  if (marker.header) parts.push(`header ${marker.header.name}`);
+  if (marker.status) parts.push(`status ${marker.status.join('/')}`);
+  if (marker.title) parts.push('title');
+  if (marker.untitled) parts.push('no title');
+  if (marker.meta) parts.push(`meta ${marker.meta.name}`);
+  if (marker.script) parts.push(`script ${marker.script.host ?? ''}${marker.script.path.source}`);
+  return parts.join(' + ');
+}
+
+function withoutFragment(url: URL): string {
+  const copy = new URL(url.href);
+  copy.hash = '';
+  return copy.href;
+}

@@ -1,0 +1,138 @@
+// Many cards on one page against the running service and its real rate limiter (docs/SPEC.md
+// "Limits": 20 requests per 10 s per client, then a 10 s block with Retry-After): a card asks the
+// API only when it nears the viewport, and a refused card waits out Retry-After in its loading
+// state, then asks again.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { startService, type Service } from '../helpers/service.js';
+import { startAssetServer, testPageHtml, type AssetServer } from './asset-server.js';
+import { launchBrowser, openPage, readCard, waitForState, type TestPage } from './browser.js';
+import { gradientPng } from './png.js';
+import { startUpstream, type Upstream, type UpstreamRoute } from './upstream-fixture.js';
+
+const CARDS = 25;
+
+let browser: Browser;
+let service: Service;
+let upstream: Upstream;
+let embedder: AssetServer;
+
+const articleHtml = (origin: string, title: string) =>
+  `<!doctype html><html><head><title>${title}</title>` +
+  `<meta property="og:image" content="${origin}/photo.png"><link rel="icon" href="${origin}/icon.png"></head><body></body></html>`;
+
+/** A page of `data-url` cards, present before the module defines the element, like a real page. */
+const cardsHtml = (urls: string[], between = '') =>
+  urls.map((url, i) => `<linkpeek-preview id="card-${i}" data-layout="compact" data-url="${url}"></linkpeek-preview>${between}`).join('');
+
+/** Records every load/error event a card fires (they do not bubble: a capturing listener sees them). */
+const RECORD_SETTLES = `<script>window.settles = [];
+for (const type of ['load', 'error']) document.addEventListener(type, (event) => {
+  if (event.target.localName === 'linkpeek-preview') settles.push(event.target.id + ' ' + type);
+}, true);</script>`;
+
+test.before(async () => {
+  // Images load directly from the upstream, so the cards spend the API budget on metadata only.
+  const routes: Record<string, UpstreamRoute> = {
+    '/photo.png': { type: 'image/png', body: gradientPng(120, 63, [30, 64, 175], [244, 114, 182]) },
+    '/icon.png': { type: 'image/png', body: gradientPng(16, 16, [5, 150, 105], [253, 224, 71]) },
+  };
+  [browser, service, upstream] = await Promise.all([launchBrowser(), startService(), startUpstream(routes)]);
+  const urls = Array.from({ length: CARDS }, (_, i) => `${upstream.origin}/article-${i}`);
+  urls.forEach((url, i) => (routes[`/article-${i}`] = { type: 'text/html; charset=utf-8', body: articleHtml(upstream.origin, `Article ${i}`) }));
+  const component = `${service.baseUrl}/component.js`;
+  embedder = await startAssetServer({
+    pages: {
+      // Five columns: every card is in view at once.
+      '/grid': testPageHtml(component, `${RECORD_SETTLES}<style>body{display:grid;grid-template-columns:repeat(5,1fr);gap:8px}</style>${cardsHtml(urls)}`),
+      // One card in view, one far below the fold.
+      '/long': testPageHtml(component, cardsHtml([`${upstream.origin}/article-0?long`, `${upstream.origin}/article-1?long`], '<div style="height:3000px"></div>')),
+    },
+  });
+});
+
+test.after(async () => {
+  await Promise.all([browser?.close(), service?.close(), upstream?.close(), embedder?.close()]);
+});
+
+const apiUrl = (page: string) => `${service.baseUrl}/v1/metadata?url=${encodeURIComponent(page)}`;
+
+test('a page of 25 cards all in view ends with 25 cards under the real rate limit: the 5 refused wait out Retry-After while loading', async () => {
+  const tab: TestPage = await openPage(browser, { viewport: { width: 1600, height: 900 } });
+  try {
+    const statuses: number[] = [];
+    tab.page.on('response', (response) => {
+      if (response.url().startsWith(`${service.baseUrl}/v1/metadata`)) statuses.push(response.status());
+    });
+    await tab.reset(`${embedder.baseUrl}/grid`);
+    // The 21st request on is refused for 10 s: 20 cards settle first, the other 5 keep loading.
+    await tab.page.waitForFunction(() => (window as unknown as { settles: string[] }).settles.length === 20, null, { timeout: 20_000 });
+    await tab.page.waitForFunction((n) => document.querySelectorAll('linkpeek-preview:state(loading)').length === n, CARDS - 20);
+    for (let i = 0; i < CARDS; i++) await waitForState(tab.page, 'ready', `card-${i}`, 40_000);
+    for (let i = 0; i < CARDS; i++) assert.is((await readCard(tab.page, `card-${i}`)).title, `Article ${i}`);
+    const settles = await tab.page.evaluate(() => (window as unknown as { settles: string[] }).settles);
+    assert.equal(settles.sort(), Array.from({ length: CARDS }, (_, i) => `card-${i} load`).sort(), 'one load per card, no error on the way');
+    // Each refused card asked once more, after Retry-After, and was answered.
+    assert.equal(statuses.sort(), [...Array<number>(CARDS).fill(200), ...Array<number>(CARDS - 20).fill(429)]);
+  } finally {
+    await tab.close();
+  }
+});
+
+test('an off-screen card makes no request until it is scrolled near the viewport', async () => {
+  const tab = await openPage(browser);
+  try {
+    const [near, far] = [`${upstream.origin}/article-0?long`, `${upstream.origin}/article-1?long`];
+    await tab.reset(`${embedder.baseUrl}/long`);
+    // One observer reports both cards at once: by the time the first has asked, the second was seen off-screen.
+    await waitForState(tab.page, 'ready', 'card-0');
+    assert.is((await readCard(tab.page, 'card-1')).state, 'loading');
+    assert.equal(tab.requested.filter((url) => url.includes('/v1/metadata')), [apiUrl(near)]);
+    // Scrolled to 100 px above the card: still out of sight, but near enough to ask.
+    const asked = tab.page.waitForRequest(apiUrl(far));
+    await tab.page.evaluate(() => {
+      const card = document.getElementById('card-1')!;
+      window.scrollBy(0, card.getBoundingClientRect().top - window.innerHeight - 100);
+    });
+    await asked;
+    assert.ok(await tab.page.evaluate(() => document.getElementById('card-1')!.getBoundingClientRect().top > window.innerHeight), 'the card is still below the fold');
+    await waitForState(tab.page, 'ready', 'card-1');
+    assert.is((await readCard(tab.page, 'card-1')).title, 'Article 1');
+  } finally {
+    await tab.close();
+  }
+});
+
+test('an API that keeps refusing ends in the error state after 3 retries', async () => {
+  // Always 429 with Retry-After: 1, as the service answers a blocked client (CORS included).
+  let asked = 0;
+  const refusing = http.createServer((_req, res) => {
+    asked++;
+    res
+      .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1', 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Retry-After' })
+      .end('{"code":429,"message":"Too many requests."}');
+  });
+  await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+  const tab = await openPage(browser);
+  try {
+    await tab.reset(`${embedder.baseUrl}/long`);
+    const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    await tab.page.evaluate((endpoint) => {
+      const card = document.getElementById('card-0')!;
+      card.dataset.endpoint = endpoint;
+      card.dataset.url = 'http://127.0.0.1:9/refused';
+    }, endpoint);
+    await waitForState(tab.page, 'error', 'card-0', 15_000);
+    assert.is(asked, 4, 'the first request and 3 retries');
+    assert.is((await readCard(tab.page, 'card-0')).href, 'http://127.0.0.1:9/refused');
+  } finally {
+    await tab.close();
+    refusing.closeAllConnections();
+    await new Promise<void>((resolve) => refusing.close(() => resolve()));
+  }
+});
+
+test.run();
