@@ -14,7 +14,7 @@
 // inline code adds at run time) are reached through the headers and head tags the same page sends.
 
 /** The services named in the message ("The site showed a bot check (Cloudflare) instead of the page."). */
-export type BotCheckService = 'Cloudflare' | 'Akamai' | 'DataDome' | 'PerimeterX' | 'Imperva' | 'AWS WAF';
+type BotCheckService = 'Cloudflare' | 'Akamai' | 'DataDome' | 'PerimeterX' | 'Imperva' | 'AWS WAF';
 
 /**
  * One marker: every condition given must hold. Header names are lower-case; header values, titles
