@@ -3,7 +3,6 @@
 // port 0.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Koa from 'koa';
 import compress from 'koa-compress';
 import zlib from 'node:zlib';
 import type { Redis } from 'ioredis';
@@ -16,6 +15,7 @@ import { refuseFetchLoops } from './api/fetch-loop.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { rateLimit } from './api/rate-limit.js';
 import { withFastPath } from './api/fast-path.js';
+import { ServiceKoa } from './api/hand-over.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter } from './api/router.js';
 import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
@@ -48,8 +48,6 @@ import { RedisRateLimitStore } from './store/rate-limit-redis.js';
 
 export interface AppDeps {
   logger?: Logger;
-  /** A connected client; when absent and REDIS_URL is set, the app connects its own. */
-  redis?: Redis;
   /** How upstream fetches resolve names and judge addresses (tests inject a resolver). */
   fetch?: SafeFetchDeps;
   /** Replaces the whole metadata pipeline (tests of the HTTP layer alone). */
@@ -64,7 +62,7 @@ export interface AppDeps {
 }
 
 export interface App {
-  koa: Koa;
+  koa: ServiceKoa;
   health: HealthMonitor;
   metrics: Metrics;
   /** Answers already sent, by exact request target (the cached-hit fast path's store). */
@@ -79,8 +77,7 @@ export interface App {
 
 export async function createApp(config: Config, deps: AppDeps = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config);
-  const ownsRedis = !deps.redis && config.redisUrl !== null;
-  const redis = deps.redis ?? (config.redisUrl ? await connectRedis(config.redisUrl, logger, config.redisTimeoutMs) : null);
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, config.redisTimeoutMs) : null;
   const failover = redis && createFailover(config, redis, logger);
 
   const limiter = createRateLimitStore(config, redis, failover);
@@ -147,7 +144,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     showcaseLocation: showcaseLocation(config),
   });
 
-  const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
+  const koa = new ServiceKoa({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // every error is answered and logged by errorBoundary
   const logRequest = requestLogger(logger, (route, status, seconds) => {
     metrics.requests.inc({ route, status });
@@ -172,7 +169,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     responses,
     callback: () => {
       const hits = metrics.cache.labels({ outcome: 'hit' });
-      return withFastPath({ responses, limiter, trustProxy: config.trustProxy, logRequest, onHit: () => hits.inc() }, koa.callback());
+      return withFastPath({ responses, limiter, trustProxy: config.trustProxy, logRequest, onHit: () => hits.inc() }, koa.handOver());
     },
     get degraded() {
       return failover?.degraded ?? false;
@@ -186,7 +183,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       await fetcher.close();
       await apiFetch.close();
       if (!deps.fetch?.resolver) resolver.close();
-      if (ownsRedis && redis) redis.disconnect();
+      redis?.disconnect();
     },
   };
 }
@@ -236,7 +233,7 @@ function createExtractionStore(config: Config, redis: Redis | null, failover: Fa
  * request (a Host or X-Forwarded-Host header is the client's to forge, and a CDN could cache the
  * forged redirect for everyone): under PUBLIC_BASE_URL when set, else a path on the same origin.
  */
-export function showcaseLocation(config: Pick<Config, 'publicBaseUrl' | 'showcaseUrl'>): string {
+function showcaseLocation(config: Pick<Config, 'publicBaseUrl' | 'showcaseUrl'>): string {
   const query = new URLSearchParams({ url: config.showcaseUrl }).toString();
   if (config.publicBaseUrl === null) return `${PATHS.metadata}?${query}`;
   // "https://example.org/linkpeek" is a folder: the endpoint goes under it.

@@ -13,9 +13,9 @@ export interface Config {
   /** Take the client IP from X-Forwarded-For (behind a load balancer). */
   trustProxy: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** The page a /v1/metadata without `url` is redirected to. */
+  /** The page a metadata request without `url` is redirected to. */
   showcaseUrl: string;
-  /** Requests per window per client IP over /v1/metadata and /v1/cors-proxy; 0 disables. */
+  /** Requests per window per client IP over the two data paths (routes.ts DATA_PATHS); 0 disables. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
   redisUrl: string | null;
@@ -73,7 +73,7 @@ export interface Config {
   gcHeapGrowthPercent: number;
 }
 
-export const DEFAULT_PUBLIC_URL = 'https://github.com/linkpeek/linkpeek';
+const DEFAULT_PUBLIC_URL = 'https://github.com/linkpeek/linkpeek';
 
 /** Builds a Config from environment-style strings; throws ConfigError naming the first bad setting. */
 export function loadConfig(env: Env = {}): Config {

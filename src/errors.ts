@@ -10,7 +10,6 @@ import { failures, type FetchFailure } from './fetch/fetch-failure.js';
 
 export type ErrorCode =
   | 'INVALID_INPUT'
-  | 'MISSING_URL'
   | 'NOT_FOUND'
   | 'RATE_LIMITED'
   | 'FETCH_FAILED'
@@ -47,14 +46,6 @@ export class InvalidInput extends LinkPeekError {
   readonly code = 'INVALID_INPUT';
   constructor(readonly problems: FieldProblem[]) {
     super(problems.map((p) => `${p.path.at(-1) ?? 'request'}: ${p.message}`).join('; '));
-  }
-}
-
-/** `/v1/metadata` without `url`: answered with a 302 to the showcase page (docs/SPEC.md notes 1). */
-export class MissingUrl extends LinkPeekError {
-  readonly code = 'MISSING_URL';
-  constructor() {
-    super('url is required');
   }
 }
 
@@ -200,9 +191,6 @@ export function toHttpError(err: unknown, surface: ErrorSurface): HttpError {
       return shaped(405, err.message, surface, { ...noStore, Allow: (err as MethodNotAllowed).allow.join(', ') });
     case 'PROXY_REJECTED':
       return shaped(400, err.message, surface, noStore);
-    case 'MISSING_URL':
-      // Only reachable on the proxy: the metadata route turns it into a 302 before this.
-      return shaped(400, 'url: is required', surface, noStore);
   }
 }
 

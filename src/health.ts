@@ -20,7 +20,7 @@ export interface HealthSources {
 }
 
 /** What /healthz reads of the fetch limiter (fetch/limiter.ts). */
-export interface FetchSlots {
+interface FetchSlots {
   readonly inFlight: number;
   readonly queued: number;
   readonly capped: number;

@@ -1,11 +1,14 @@
 // Runs every test/**/*.test.ts with uvu (through tsx), one process per file, and ends with the
 // line CI reads: "N passed, N failed" (uvu 0.5 prints Total/Passed/Skipped only).
 // One process per file keeps suites from sharing state (servers, timers, Redis clients), and a
-// file that hangs is named and killed at FILE_TIMEOUT_MS instead of stalling the whole run.
+// file that hangs is named and killed at FILE_TIMEOUT_MS instead of stalling the whole run (one
+// that has printed its summary but does not exit, EXIT_GRACE_MS after the summary).
 // Usage: node test/run.mjs [path-prefix]   e.g. node test/run.mjs fetch/
 // In CI (CI=true) a skipped test is a failure: nothing may be quietly left out.
+// Before the summary, the slowest files with their wall-clock time (TEST_SLOWEST, 12 by default).
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -13,6 +16,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testDir = path.join(root, 'test');
 const filter = process.argv[2] ?? '';
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 180_000);
+/** A file that printed its summary has nothing left to run: past this it is held open by handles. */
+const EXIT_GRACE_MS = Number(process.env.TEST_EXIT_GRACE_MS ?? 10_000);
 
 const files = readdirSync(testDir, { recursive: true })
   .map(String)
@@ -29,6 +34,9 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const troubled = [];
+/** [file, ms] of every file run, for the slowest-files list. */
+const durations = [];
+const runStarted = performance.now();
 
 function record(file, result) {
   passed += result.passed;
@@ -54,6 +62,12 @@ if (files.length === 0) {
   console.log(`no test files match "${filter}"`);
   failed++;
 }
+const slowest = durations.sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TEST_SLOWEST ?? 12));
+if (slowest.length > 1) {
+  const seconds = (ms) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
+  console.log(`\nslowest files (wall clock; ${seconds(performance.now() - runStarted).trim()} in all, ${PARALLEL} at a time outside the timing-sensitive ones):`);
+  for (const [file, ms] of slowest) console.log(`${seconds(ms)}  ${file}`);
+}
 if (troubled.length > 0) console.log(`\nfiles with failures:\n  ${troubled.join('\n  ')}`);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 if (process.env.CI && skipped > 0) {
@@ -64,6 +78,7 @@ process.exit(failed === 0 ? 0 : 1);
 
 function runFile(file) {
   const pattern = `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+  const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
@@ -72,16 +87,23 @@ function runFile(file) {
     );
     // Each file's output is printed in one piece when it ends, so parallel files do not interleave.
     let out = '';
+    let timedOut = null;
+    const kill = (why) => () => {
+      timedOut = why;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(kill(`killed after ${FILE_TIMEOUT_MS} ms: open handles or a hang`), FILE_TIMEOUT_MS);
+    let exitTimer;
     child.stdout.on('data', (chunk) => {
       out += chunk.toString();
+      if (exitTimer === undefined && /^\s*Duration:/m.test(out)) {
+        exitTimer = setTimeout(kill(`still running ${EXIT_GRACE_MS} ms after its summary: open handles`), EXIT_GRACE_MS);
+      }
     });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, FILE_TIMEOUT_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(exitTimer);
+      durations.push([file, performance.now() - started]);
       process.stdout.write(`\n# ${file}\n${out}`);
       const read = (label) => {
         const m = new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(out);
@@ -90,7 +112,7 @@ function runFile(file) {
       const total = read('Total');
       const ok = read('Passed');
       const skip = read('Skipped') || 0;
-      if (timedOut) return resolve({ passed: ok || 0, failed: Math.max(1, (total || 0) - (ok || 0) - skip), skipped: skip, problem: `killed after ${FILE_TIMEOUT_MS} ms: open handles or a hang` });
+      if (timedOut) return resolve({ passed: ok || 0, failed: Math.max(1, (total || 0) - (ok || 0) - skip), skipped: skip, problem: timedOut });
       if (!Number.isFinite(total) || !Number.isFinite(ok)) return resolve({ passed: 0, failed: 1, skipped: 0, problem: `no summary (exit ${code}, signal ${signal})` });
       const bad = total - ok - skip;
       resolve({ passed: ok, failed: bad > 0 ? bad : code === 0 ? 0 : 1, skipped: skip, problem: bad === 0 && code !== 0 ? `exit ${code}` : undefined });

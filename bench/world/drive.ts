@@ -52,12 +52,12 @@ export async function drive(origin: string, paths: readonly string[], concurrenc
 }
 
 /** The source address of one simulated user (127.1.0.0/16, apart from the world's 127.0.x.y). */
-export function clientAddress(group: number, n: number): string {
+function clientAddress(group: number, n: number): string {
   return `127.1.${group}.${1 + n}`;
 }
 
 /** One request on `pool`; a transport failure or timeout is status 0. */
-export async function timed(pool: Pool, path: string, started: number, timeoutMs: number): Promise<Timed> {
+async function timed(pool: Pool, path: string, started: number, timeoutMs: number): Promise<Timed> {
   const sent = performance.now();
   try {
     const res = await pool.request({ method: 'GET', path, signal: AbortSignal.timeout(timeoutMs) });

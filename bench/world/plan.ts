@@ -48,13 +48,13 @@ export interface WorldPlan {
 /** The query parameter that makes a page URL new without changing which page it is. */
 export const VERSION_PARAM = '_w';
 /** Pages sharing one original URL are told apart by this parameter. */
-export const CORPUS_PARAM = '_corpus';
-export const SILENT_NAMES = 300;
-export const CACHE_HOSTS = 6;
-export const CACHE_PAGES_PER_HOST = 10;
+const CORPUS_PARAM = '_corpus';
+const SILENT_NAMES = 300;
+const CACHE_HOSTS = 6;
+const CACHE_PAGES_PER_HOST = 10;
 
 /** 20–60 ms from the name (FNV-1a), so a host is equally far in every run. */
-export function latencyOf(name: string): number {
+function latencyOf(name: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
   return 20 + ((hash >>> 0) % 41);

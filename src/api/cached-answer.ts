@@ -7,7 +7,7 @@ import type { Metadata } from '../../generated/types.gen.js';
 import type { ResponseStore } from '../cache/response-store.js';
 import { codedBody, lazyBodies, preferredCoding, type Coding } from './content-coding.js';
 
-/** docs/SPEC.md "GET /v1/metadata": a successful response may be cached for 12 hours. */
+/** docs/SPEC.md, the metadata endpoint: a successful response may be cached for 12 hours. */
 const CACHE_CONTROL = 'public, max-age=43200';
 
 const HEADERS: Record<Coding, Readonly<Record<string, string>>> = {

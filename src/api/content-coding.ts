@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 export type Coding = 'br' | 'gzip' | 'identity';
 
 /** Bodies below this are sent as they are: compression would save less than its headers cost. */
-export const COMPRESS_MIN_BYTES = 1024;
+const COMPRESS_MIN_BYTES = 1024;
 
 /** Distinct Accept-Encoding values seen are few (one per browser family); their answer is kept. */
 const MEMO_MAX = 64;

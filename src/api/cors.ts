@@ -1,5 +1,5 @@
 // Every response may be read cross-origin: the element runs on other origins
-// and calls /v1/metadata from there. Nothing is credentialed, so `*` gives nothing away.
+// and calls the metadata endpoint from there. Nothing is credentialed, so `*` gives nothing away.
 
 import type { Context, Next } from 'koa';
 

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { LinkPeekError, describeError, toHttpError, type ErrorSurface } from '../errors.js';
 import { PATHS } from '../routes.js';
 
-export function surfaceOf(path: string): ErrorSurface {
+function surfaceOf(path: string): ErrorSurface {
   return path === PATHS.proxy ? 'proxy' : 'metadata';
 }
 

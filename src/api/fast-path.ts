@@ -1,16 +1,16 @@
 // Cached hits answered before Koa (at least 70% of a bare Koa hello-world's req/s).
-// A repeated GET/HEAD /v1/metadata whose exact request target is in the response cache is the
-// hottest request this service gets, and Koa's per-request context and the middleware chain cost
-// as much as everything a hit needs. So the server's request listener answers it here, doing what
-// the middleware chain does for a hit and nothing else:
+// A repeated GET/HEAD of the metadata path (routes.ts) whose exact request target is in the
+// response cache is the hottest request this service gets, and Koa's per-request context and the
+// middleware chain cost as much as everything a hit needs. So the server's request listener
+// answers it here, doing what the middleware chain does for a hit and nothing else:
 //   request id and log line (api/request-log.ts), CORS and nosniff headers (api/cors.ts), the
 //   client's rate limit, counted once (api/rate-limit.ts), the cache-hit counter and Server-Timing
 //   (api/server-timing.ts), and the stored bytes in the coding the client accepts, with their
 //   headers (api/cached-answer.ts).
 // Every header that does not depend on the request is gathered once, below, not per hit.
 // Anything else goes to Koa untouched: a miss, another path or method, a request carrying our Via
-// (a fetch loop, refused there), and a hit the rate limit refuses, handed over with its decision
-// so that the 429 comes from the one error path and is not counted twice.
+// (a fetch loop, refused there). A hit the rate limit refuses goes to Koa with the decision as an
+// argument (api/hand-over.ts), so that the 429 comes from the one error path and is not counted twice.
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { carriesOurVia } from '../fetch/policy.js';
@@ -21,7 +21,8 @@ import { cachedAnswerHeaders } from './cached-answer.js';
 import { requestClient } from './client-ip.js';
 import { codedBody, preferredCoding, type CodedBodies, type Coding } from './content-coding.js';
 import { CORS_HEADERS, NOSNIFF } from './cors.js';
-import { handOverCounted, rateLimitHeaders } from './rate-limit.js';
+import type { HandOver } from './hand-over.js';
+import { rateLimitHeaders } from './rate-limit.js';
 import { newRequestId, type RequestLogger } from './request-log.js';
 import { HIT_SERVER_TIMING } from './server-timing.js';
 
@@ -48,7 +49,8 @@ function hitHeaders(coding: Coding): Record<string, string> {
   return { ...CORS_HEADERS, ...NOSNIFF, ...cachedAnswerHeaders(coding), 'Server-Timing': HIT_SERVER_TIMING };
 }
 
-export function withFastPath({ responses, limiter, trustProxy, logRequest, onHit }: FastPathDeps, full: RequestListener): RequestListener {
+/** The server's request listener: cached hits answered here, everything else handed to `koa`. */
+export function withFastPath({ responses, limiter, trustProxy, logRequest, onHit }: FastPathDeps, koa: HandOver): RequestListener {
   function answer(req: IncomingMessage, res: ServerResponse, bodies: CodedBodies, started: number, ip: string, decision: RateDecision | null): void {
     const reqId = newRequestId();
     const { body, coding } = codedBody(bodies, preferredCoding(req.headers['accept-encoding']));
@@ -66,25 +68,18 @@ export function withFastPath({ responses, limiter, trustProxy, logRequest, onHit
   return function serve(req, res) {
     const method = req.method;
     const target = req.url;
-    if ((method !== 'GET' && method !== 'HEAD') || target === undefined || !target.startsWith(CACHED_PREFIX)) return full(req, res);
+    if ((method !== 'GET' && method !== 'HEAD') || target === undefined || !target.startsWith(CACHED_PREFIX)) return koa(req, res);
     const body = responses.get(target);
     const via = req.headers.via;
-    if (body === undefined || (via !== undefined && carriesOurVia(via))) return full(req, res);
+    if (body === undefined || (via !== undefined && carriesOurVia(via))) return koa(req, res);
 
     const started = performance.now();
     const { ip, key } = requestClient(req, trustProxy);
     if (limiter === null) return answer(req, res, body, started, ip, null);
-    const decided = (decision: RateDecision) => {
-      if (decision.allowed) return answer(req, res, body, started, ip, decision);
-      handOverCounted(req, decision);
-      full(req, res);
-    };
-    const decision = limiter.hit(key);
-    if (decision instanceof Promise) {
-      // The shared store never rejects (it falls back to memory); should it, Koa counts and answers.
-      decision.then(decided, () => full(req, res));
-    } else {
-      decided(decision);
-    }
+    limiter.hit(key).then(
+      (decision) => (decision.allowed ? answer(req, res, body, started, ip, decision) : koa(req, res, { counted: decision })),
+      // The shared store falls back to memory rather than reject; should it reject, Koa counts and answers.
+      () => koa(req, res),
+    );
   };
 }

@@ -20,7 +20,7 @@ export type LoggedStatus = number | 'cut';
 
 export type RequestObserver = (route: string, status: LoggedStatus, seconds: number) => void;
 
-export interface RequestRecord {
+interface RequestRecord {
   reqId: string;
   method: string;
   /** The request target as sent (path and query). */

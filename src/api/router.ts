@@ -20,7 +20,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 /** Every operation of openapi.yaml is a GET. */
 const GET_ONLY = ['GET', 'HEAD'];
 
-export type KoaHandler = (api: ApiContext, ctx: Context) => Promise<void> | void;
+type KoaHandler = (api: ApiContext, ctx: Context) => Promise<void> | void;
 
 export interface Operations {
   getMetadata: KoaHandler;
@@ -32,7 +32,7 @@ export interface Operations {
 
 export interface RouterOptions {
   target: TargetOptions;
-  /** Where a `/v1/metadata` without `url` is sent (the 302's Location): never built from the request. */
+  /** Where a metadata request without `url` is sent (the 302's Location): never built from the request. */
   showcaseLocation: string;
 }
 
@@ -59,9 +59,10 @@ export async function createRouter(operations: Operations, options: RouterOption
   // of resident memory the process keeps.
   //
   // ignoreTrailingSlashes off: each operation has exactly one path, the one in openapi.yaml, and
-  // `/v1/metadata/` is an unknown path (404) like `//v1/metadata`. Otherwise a second spelling
-  // reaches the operation past every piece that knows it by its path (the rate limit, the cached
-  // answers, the declared query names) and a CDN keeps two copies of each answer.
+  // that path with a trailing slash is an unknown path (404), as is one with a doubled leading
+  // slash. Otherwise a second spelling reaches the operation past every piece that knows it by
+  // its path (the rate limit, the cached answers, the declared query names) and a CDN keeps two
+  // copies of each answer.
   const api = new OpenAPIBackend({ definition: OPENAPI_PATH, ...VALIDATION_OPTIONS, quick: true, ignoreTrailingSlashes: false });
   const handlers: Record<string, Handler> = { ...(operations as unknown as Record<string, Handler>) };
   handlers.validationFail = (c: ApiContext, ctx: Context) => {

@@ -1,4 +1,4 @@
-// The Server-Timing header of /v1/metadata (W3C Server Timing): the cache outcome always, and on
+// The Server-Timing header of the metadata endpoint (W3C Server Timing): the cache outcome always, and on
 // a miss the milliseconds spent on each step, e.g.
 //   cache;desc=miss, dns;dur=1.2, connect;dur=0.8, fetch;dur=35.1, scan;dur=2.3, enrich;dur=120.4
 // Browsers read it in devtools; scripts read it because CORS exposes it (api/cors.ts).

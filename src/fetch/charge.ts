@@ -12,7 +12,7 @@ import type { FetchCharge } from './limiter.js';
  * an IP literal. A wildcard DNS record gives an attacker any number of subdomains for free; they
  * are one destination. The port is left out: it is the same machine.
  */
-export function hostKey(url: URL): string {
+function hostKey(url: URL): string {
   const parsed = parse(url.hostname, { allowPrivateDomains: true });
   if (parsed.isIp) return parsed.hostname ?? url.hostname;
   return parsed.domain ?? url.hostname;

@@ -13,7 +13,7 @@ import type { FetchLifetime } from './lifetime.js';
 export type FetchStage = 'request' | 'body';
 
 /** The code the resolver gives a lookup it refused because too many are in flight. */
-export const RESOLVER_OVERLOADED = 'EDNSOVERLOAD';
+const RESOLVER_OVERLOADED = 'EDNSOVERLOAD';
 
 /** `hostname`: the host being fetched, named in the message when its name does not resolve. */
 export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLifetime, hostname: string): LinkPeekError {

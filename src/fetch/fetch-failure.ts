@@ -10,7 +10,7 @@
 import type { ApiError as ApiErrorBody } from '../../generated/types.gen.js';
 
 /** The values of openapi.yaml's ApiError.reason enum. */
-export type FailureReason = NonNullable<ApiErrorBody['reason']>;
+type FailureReason = NonNullable<ApiErrorBody['reason']>;
 
 export interface FetchFailure {
   reason: FailureReason;

@@ -1,30 +1,29 @@
 // safeFetch: the one way LinkPeek talks to the internet (docs/ARCHITECTURE.md).
 //
 // Per fetch: a limiter slot within the fair shares of its client and destination (or Overloaded),
-// one deadline over queue + connect + headers + body,
-// redirects followed by hand with every hop re-checked, the policy's request headers and nothing
-// from the client, decoded bytes counted against maxBytes. Per connection: the address guard of
-// connector.ts. Upstream status codes are not errors here: callers decide what a 404 means.
+// one deadline over queue + connect + headers + body, redirects followed by hand with every hop
+// re-checked, the policy's request headers and nothing from the client, decoded bytes counted
+// against maxBytes (response-body.ts). Per connection: the address guard of connector.ts.
+// Upstream status codes are not errors here: callers decide what a 404 means.
 
 import type { LookupFunction } from 'node:net';
-import { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import type { Config } from '../config.js';
 import { FetchFailed } from '../errors.js';
 import { chargeOf } from './charge.js';
 import { createGuardedConnector } from './connector.js';
-import { contentCodings, decodeBody } from './decode.js';
 import { failures } from './fetch-failure.js';
 import { findBlocked, toFetchError } from './failure.js';
 import { FetchLifetime } from './lifetime.js';
 import { FetchLimiter } from './limiter.js';
 import { CALLER_HEADERS, REDIRECT_STATUSES, requestHeaders } from './policy.js';
 import { DnsResolver } from './resolver.js';
+import { readable, type UndiciResponse } from './response-body.js';
 import { targetProblem } from './target.js';
 import { FetchTimings } from './timings.js';
 import type { SafeFetch, SafeFetchOptions, SafeFetchResponse } from './types.js';
 
-export interface SafeFetchLogger {
+interface SafeFetchLogger {
   warn(obj: object, msg?: string): void;
 }
 
@@ -55,8 +54,6 @@ export interface SafeFetchService {
    */
   close(): Promise<void>;
 }
-
-type UndiciResponse = Awaited<ReturnType<Agent['request']>>;
 
 /** Bytes of a redirect's own body read to keep its connection reusable; past it, the connection closes. */
 const REDIRECT_BODY_DRAIN = 64 * 1024;
@@ -147,73 +144,6 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
   };
 }
 
-/**
- * Wraps the final response: decoded body, counted against `maxBytes`. The slot and the deadline
- * stay with the body until it ends, is closed, or the deadline passes.
- */
-function readable(url: URL, response: UndiciResponse, maxBytes: number, lifetime: FetchLifetime, timings: FetchTimings): SafeFetchResponse {
-  const headers = flattenHeaders(response.headers);
-  const decoded = decodeBody(response.body, contentCodings(headers['content-encoding']));
-  let bytesRead = 0;
-  let truncated = false;
-
-  async function* capped(): AsyncGenerator<Uint8Array> {
-    let complete = false;
-    try {
-      for await (const chunk of withoutDestroyOnReturn(decoded)) {
-        const room = maxBytes - bytesRead;
-        if (chunk.length > room) {
-          // More than maxBytes: hand out what fits, then close the upstream (at most
-          // maxBytes of decompressed body is read). The decoder produces no more than one
-          // chunk ahead, so a compression bomb costs about maxBytes of work.
-          truncated = true;
-          if (room > 0) {
-            bytesRead += room;
-            yield chunk.subarray(0, room);
-          }
-          break;
-        }
-        bytesRead += chunk.length;
-        yield chunk;
-      }
-      complete = !truncated;
-    } catch (err) {
-      throw toFetchError(err, 'body', lifetime, url.hostname);
-    } finally {
-      // Read to the end: the connection goes back to the pool. Otherwise (cap, caller stopped
-      // reading, error): abort, which closes the HTTP/1.1 connection or resets the HTTP/2 stream.
-      lifetime.end(complete ? undefined : () => new FetchFailed('body closed before its end'));
-    }
-  }
-
-  return {
-    url,
-    status: response.statusCode,
-    headers,
-    timings: timings.snapshot(),
-    body: capped(),
-    get truncated() {
-      return truncated;
-    },
-    get bytesRead() {
-      return bytesRead;
-    },
-    close() {
-      lifetime.end(() => new FetchFailed('closed by the caller'));
-    },
-  };
-}
-
-/**
- * A stream's async iterator destroys the stream when the reader stops early, with a fresh
- * AbortError whose stack trace Node formats at once (about 3% of the CPU of an uncached page, which
- * always stops at `<body>`). capped()'s finally aborts the request anyway, which destroys the body
- * with that reason; so a Readable is read without that destroy. Other iterables are read as they are.
- */
-function withoutDestroyOnReturn(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-  return body instanceof Readable ? body.iterator({ destroyOnReturn: false }) : body;
-}
-
 /** Only policy.CALLER_HEADERS may be added by our own code; anything else is a bug that could leak a client header. */
 function callerHeaders(extra: Record<string, string> | undefined): Record<string, string> {
   if (!extra) return {};
@@ -222,15 +152,6 @@ function callerHeaders(extra: Record<string, string> | undefined): Record<string
     const lower = name.toLowerCase();
     if (!CALLER_HEADERS.has(lower)) throw new TypeError(`safeFetch: header "${name}" may not be sent upstream`);
     out[lower] = value;
-  }
-  return out;
-}
-
-function flattenHeaders(raw: UndiciResponse['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
 }

@@ -37,10 +37,10 @@ export interface LimiterOptions {
 }
 
 /** A client's (or host's) own queue holds this many times its cap; past it, Overloaded. */
-export const OWN_QUEUE_FACTOR = 4;
+const OWN_QUEUE_FACTOR = 4;
 
 /** /healthz keeps saying "saturated" this long after the last moment a fetch had to wait for a slot. */
-export const SATURATION_HOLD_MS = 5000;
+const SATURATION_HOLD_MS = 5000;
 
 interface Waiter {
   charge: FetchCharge;

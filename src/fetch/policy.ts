@@ -109,7 +109,7 @@ export const MAX_URL_LENGTH = 4096;
  * request; a request that arrives carrying it came from a LinkPeek instance, and answering it
  * would let a caller make the service fetch itself in a loop.
  */
-export const VIA_PSEUDONYM = 'linkpeek';
+const VIA_PSEUDONYM = 'linkpeek';
 export const OUR_VIA = `1.1 ${VIA_PSEUDONYM}`;
 
 /**
@@ -141,21 +141,21 @@ export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 30
  * 403 or an empty 202 instead of their interstitial (AWS WAF serves its challenge page only to a
  * request accepting text/html), and some sites serve their real page only to it.
  */
-export const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
 /**
  * Accept-Language of every fetch, as a browser set to US English sends it. A request without a
  * usual one is a bot signal to those services, and English is what the messages and the bot-check
  * titles LinkPeek recognises (src/walls/markers.ts) are written in.
  */
-export const ACCEPT_LANGUAGE = 'en-US,en;q=0.9';
+const ACCEPT_LANGUAGE = 'en-US,en;q=0.9';
 
 /**
  * Content codings we ask for and decode (RFC 9110 8.4). The byte cap counts decoded bytes, so a
  * compression bomb costs no more than the cap. zstd is not offered: undici 7's decoder needs a
  * newer Node than 20.
  */
-export const ACCEPT_ENCODING = 'gzip, deflate, br';
+const ACCEPT_ENCODING = 'gzip, deflate, br';
 /** Stacked codings ("gzip, gzip, ...") beyond this are refused: no page needs more. */
 export const MAX_CONTENT_CODINGS = 2;
 
@@ -181,7 +181,7 @@ export function requestHeaders(config: Pick<Config, 'userAgent'>, accept: string
  */
 export const CALLER_HEADERS: ReadonlySet<string> = new Set(['range']);
 
-// ---- Image proxy (docs/SPEC.md "GET /v1/cors-proxy") ---------------------------------------
+// ---- Image proxy (docs/SPEC.md, the image proxy endpoint) ---------------------------------
 
 /** One image format the proxy serves: image-size's name for it and its MIME type. */
 export interface ProxyImageFormat {
@@ -229,7 +229,7 @@ export const PROXY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Upstream response headers the image proxy may pass on to its client (docs/SPEC.md /v1/cors-proxy:
+ * Upstream response headers the image proxy may pass on to its client (docs/SPEC.md, image proxy:
  * "Content-Type is the upstream image content type"). Everything else, notably Set-Cookie and the
  * upstream's CORS and caching headers, stays with us.
  */

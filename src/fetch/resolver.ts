@@ -37,7 +37,7 @@ export type DnsOutcome = 'answered' | 'nxdomain' | 'nodata' | 'servfail' | 'refu
 /** How a lookup was served: from the cache (an answer or a remembered failure), by a new query, or by one already in flight. */
 export type DnsCacheResult = 'hit' | 'negative_hit' | 'miss' | 'coalesced';
 
-export interface DnsObserver {
+interface DnsObserver {
   onQuery?(outcome: DnsOutcome, seconds: number): void;
   onCache?(result: DnsCacheResult): void;
 }
@@ -53,7 +53,7 @@ export interface ResolverOptions {
 }
 
 /** An error carrying Node's dns error code (ENOTFOUND, ENODATA, ESERVFAIL, ETIMEOUT, …) and the name. */
-export type DnsError = Error & { code: string; hostname: string };
+type DnsError = Error & { code: string; hostname: string };
 
 type Entry = { addresses: LookupAddress[] } | { code: string };
 
@@ -196,7 +196,7 @@ function settle(p: Promise<Array<{ address: string; ttl: number }>>): Promise<Se
   );
 }
 
-export function dnsError(code: string, hostname: string): DnsError {
+function dnsError(code: string, hostname: string): DnsError {
   return Object.assign(new Error(`DNS lookup of ${hostname} failed: ${code}`), { code, hostname });
 }
 

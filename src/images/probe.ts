@@ -26,7 +26,7 @@ export const PROBE_BYTES = 128 * 1024;
 export const DRAIN_BYTES = 16 * 1024;
 
 /** A browser's image Accept (Chromium's <img>): a server that negotiates gives us what the element would show. */
-export const PROBE_ACCEPT = 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8';
+const PROBE_ACCEPT = 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8';
 
 /** The Range of a probe: the first PROBE_BYTES (RFC 9110 14.1.2, "bytes=0-N" with N inclusive). */
 export const PROBE_RANGE = `bytes=0-${PROBE_BYTES - 1}`;
@@ -192,7 +192,7 @@ export function sniffPrefix(head: Uint8Array): SniffedImage | null {
  * (the Fetch Standard's CORS check compares it byte for byte with the requesting origin). Absent,
  * `null`, or several values (browsers refuse a list) are false too.
  */
-export function corsSafe(headers: Record<string, string>): boolean {
+function corsSafe(headers: Record<string, string>): boolean {
   return headers['access-control-allow-origin']?.trim() === '*';
 }
 

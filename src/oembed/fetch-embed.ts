@@ -12,9 +12,9 @@ import { normalizeEmbed, type OEmbed } from './embed-fields.js';
  * Bytes of an oEmbed answer read at most. Answers are small JSON objects (a few KB, the markup
  * of a rich embed included); a longer one is not read further and gives no embed.
  */
-export const OEMBED_MAX_BYTES = 64 * 1024;
+const OEMBED_MAX_BYTES = 64 * 1024;
 
-export const OEMBED_ACCEPT = 'application/json';
+const OEMBED_ACCEPT = 'application/json';
 
 /**
  * Content types read as JSON: application/json, a structured +json type (RFC 6839), and the two

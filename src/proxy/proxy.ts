@@ -1,4 +1,4 @@
-// The image proxy (docs/SPEC.md "GET /v1/cors-proxy"): fetch through safeFetch (same address
+// The image proxy (docs/SPEC.md, the image proxy endpoint): fetch through safeFetch (same address
 // guard, deadline, redirect policy and concurrency cap as every upstream fetch), decide from the
 // label and the first bytes before any header leaves, then stream without buffering the image.
 //
@@ -47,7 +47,7 @@ const STREAM_HIGH_WATER_MARK = 64 * 1024;
  * the client at IP `client` (its fair share of fetch slots), or throws
  * ProxyRejected (400), FetchFailed (502) or FetchTimeout (504) before any header is sent.
  */
-export async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, client?: string): Promise<void> {
+async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, client?: string): Promise<void> {
   const maxBytes = deps.config.maxImageBytes;
   const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal: clientGone(ctx), client });
   let streaming = false;

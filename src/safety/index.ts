@@ -23,7 +23,7 @@ import { safeBrowsingProvider } from './safe-browsing.js';
 import { adultSelfLabelProvider } from './self-label.js';
 import { WatchedDomainList } from './watched-list.js';
 
-export type { SafetyProvider, SafetyInput } from './provider.js';
+export type { SafetyProvider } from './provider.js';
 
 export interface SafetyCheck {
   /** Resolves (never rejects) with the tags found before `signal` aborted. */

@@ -12,7 +12,7 @@ import { ENGLISH_BIGRAM_LOG2 } from './data/english-bigrams.js';
 import type { SafetyProvider } from './provider.js';
 
 /** The thresholds, as data: each with the real names that decided it. */
-export const MACHINE_MADE_RULES = {
+const MACHINE_MADE_RULES = {
   /**
    * Shorter labels are left alone: short names are mostly acronyms and brands (zdf, hdfcbank,
    * 10jqka, 360buyimg), and a random 8-letter label is rare among generated ones.

@@ -8,7 +8,7 @@ import { getDomain } from 'tldts';
 import type { RawTags } from '../../wasm-parser/types.js';
 import type { SafetyProvider } from './provider.js';
 
-export interface AssetMarker {
+interface AssetMarker {
   service: string;
   /** Matched against each `<script src>` and `<link href>`, lower-cased, as written. */
   pattern: RegExp;
@@ -18,7 +18,7 @@ export interface AssetMarker {
 /** `host` or any subdomain of it, written absolute or protocol-relative (`//img.host/...`). */
 const onHost = (host: string) => new RegExp(`^(?:https?:)?//(?:[a-z0-9-]+\\.)*${host.replace(/\./g, '\\.')}(?:[:/?#]|$)`);
 
-export const PARKING_ASSETS: readonly AssetMarker[] = [
+const PARKING_ASSETS: readonly AssetMarker[] = [
   {
     service: 'Google AdSense for Domains',
     pattern: /^(?:https?:)?\/\/(?:www\.)?google\.com\/adsense\/domains\/caf\.js/,
@@ -48,7 +48,7 @@ export const PARKING_ASSETS: readonly AssetMarker[] = [
  * Phrases that for-sale and parked pages put in their title or description meta. Anchored on
  * "domain" so that a shop's "for sale" is not read as parking.
  */
-export const PARKING_PHRASES: readonly RegExp[] = [
+const PARKING_PHRASES: readonly RegExp[] = [
   // "This domain is for sale", "The domain name example.com may be for sale" (Dan.com, Afternic, Sedo)
   /\b(?:this|the) domain(?: name)?(?: [a-z0-9.-]+\.[a-z]{2,})? (?:is|may be|might be) for sale\b/i,
   // "example.com is for sale" (HugeDomains, Dan.com, Afternic titles start with the name)

@@ -27,7 +27,7 @@ export interface SafetyProvider {
 }
 
 /** The enum order of SafetyTag in openapi.yaml: results are always listed in this order. */
-export const SAFETY_TAG_ORDER: readonly SafetyTag[] = SafetyTagSchema.enum;
+const SAFETY_TAG_ORDER: readonly SafetyTag[] = SafetyTagSchema.enum;
 
 /** De-duplicates and sorts tags into the enum order. */
 export function inEnumOrder(tags: Iterable<SafetyTag>): SafetyTag[] {

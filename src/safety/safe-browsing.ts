@@ -10,7 +10,7 @@ import type { SafetyProvider } from './provider.js';
 /** The threats LinkPeek asks about: everything that applies to a web page on any platform. */
 export const THREAT_TYPES = ['MALWARE', 'SOCIAL_ENGINEERING', 'UNWANTED_SOFTWARE', 'POTENTIALLY_HARMFUL_APPLICATION'] as const;
 
-export const SAFE_BROWSING_CACHE = {
+const SAFE_BROWSING_CACHE = {
   /** URLs remembered at most (a verdict is ~100 bytes with its key). */
   maxEntries: 10_000,
   /**
@@ -61,7 +61,7 @@ export function parseDuration(value: unknown): number | null {
 }
 
 /** The request body of threatMatches:find for one URL. */
-export function lookupBody(url: string, clientId: string, clientVersion: string): object {
+function lookupBody(url: string, clientId: string, clientVersion: string): object {
   return {
     client: { clientId, clientVersion },
     threatInfo: {

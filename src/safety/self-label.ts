@@ -6,7 +6,7 @@ import type { RawTags } from '../../wasm-parser/types.js';
 import type { SafetyProvider } from './provider.js';
 
 /** The fixed RTA label string; it appears as a meta content, alone or inside a PICS label. */
-export const RTA_LABEL = 'rta-5042-1996-1400-1577-rta';
+const RTA_LABEL = 'rta-5042-1996-1400-1577-rta';
 
 /** Values of `<meta name="rating">` that mean adults only (compared lower-case, per token). */
 const ADULT_RATINGS: ReadonlySet<string> = new Set(['adult', 'mature', RTA_LABEL]);

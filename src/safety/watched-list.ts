@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import type { Stats } from 'node:fs';
 import { parseDomainList } from './domain-list.js';
 
-export interface ListLogger {
+interface ListLogger {
   warn(obj: object, msg?: string): void;
 }
 
@@ -21,7 +21,7 @@ export interface WatchedListOptions {
 }
 
 /** Lists change by the hour at most; five seconds is quick enough and costs one stat. */
-export const DEFAULT_LIST_POLL_MS = 5_000;
+const DEFAULT_LIST_POLL_MS = 5_000;
 
 /** What identifies one version of the file: a rewrite changes mtime or size, a rename the inode. */
 const versionOf = (stat: Stats) => `${stat.ino}:${stat.size}:${stat.mtimeMs}`;

@@ -22,14 +22,14 @@ export interface FailoverOptions {
 }
 
 /** Why a store operation was abandoned: Redis did not answer within the deadline. */
-export class StoreDeadline extends Error {
+class StoreDeadline extends Error {
   constructor(readonly deadlineMs: number) {
     super(`redis did not answer within ${deadlineMs} ms`);
     this.name = 'StoreDeadline';
   }
 }
 
-export const DEFAULT_CHECK_INTERVAL_MS = 1000;
+const DEFAULT_CHECK_INTERVAL_MS = 1000;
 
 export class Failover {
   private down = false;

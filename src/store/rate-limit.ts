@@ -6,10 +6,9 @@
 //     end and max again just after);
 //   - the request past the limit blocks the client for `blockMs` from that moment, whatever the
 //     window had left; requests during a block are refused and not counted.
-// The memory store (here) answers synchronously: the cached-hit fast path (api/fast-path.ts)
-// decides before Koa runs and does not wait on a promise for it. The Redis store
-// (rate-limit-redis.ts) runs the same rule as one script. An unreachable Redis falls back to the
-// memory store (store/failover.ts) rather than turning into a 500.
+// The memory store is here; the Redis store (rate-limit-redis.ts) runs the same rule as one
+// script. An unreachable Redis falls back to the memory store (store/failover.ts) rather than
+// turning into a 500.
 
 import type { Failover } from './failover.js';
 
@@ -28,8 +27,8 @@ export interface RateDecision {
 }
 
 export interface RateLimitStore {
-  /** Counts one request of the client; the memory store answers at once, Redis by a promise. */
-  hit(clientId: string): RateDecision | Promise<RateDecision>;
+  /** Counts one request of the client. */
+  hit(clientId: string): Promise<RateDecision>;
   close(): void;
 }
 
@@ -90,7 +89,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.timer.unref();
   }
 
-  hit(id: string): RateDecision {
+  hit(id: string): Promise<RateDecision> {
+    return Promise.resolve(this.decide(id));
+  }
+
+  private decide(id: string): RateDecision {
     const { logs, blocks, opts } = this;
     const now = this.now();
     const blockedUntil = blocks.get(id);
@@ -189,8 +192,8 @@ export class FallbackRateLimitStore implements RateLimitStore {
 
   hit(id: string): Promise<RateDecision> {
     return this.failover.run(
-      async () => this.primary.hit(id),
-      async () => this.fallback.hit(id),
+      () => this.primary.hit(id),
+      () => this.fallback.hit(id),
     );
   }
 

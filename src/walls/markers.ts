@@ -14,7 +14,7 @@
 // inline code adds at run time) are reached through the headers and head tags the same page sends.
 
 /** The services named in the message ("The site showed a bot check (Cloudflare) instead of the page."). */
-export type BotCheckService = 'Cloudflare' | 'Akamai' | 'DataDome' | 'PerimeterX' | 'Imperva' | 'AWS WAF';
+type BotCheckService = 'Cloudflare' | 'Akamai' | 'DataDome' | 'PerimeterX' | 'Imperva' | 'AWS WAF';
 
 /**
  * One marker: every condition given must hold. Header names are lower-case; header values, titles
@@ -65,7 +65,7 @@ export const BOT_CHECK_MARKERS: readonly BotCheckMarker[] = [
     service: 'Akamai',
     header: { name: 'server', value: /^akamaighost$/i },
     title: /^access denied$/i,
-    what: 'the edge\'s refusal page ("You don\'t have permission to access ... Reference #18.xxx"), served by AkamaiGHost',
+    what: 'the edge\'s refusal page ("You don\'t have permission to access ...", then a reference number), served by AkamaiGHost',
     source: "fingerprints reported to the WhatWaf project's tracker (403, Server: AkamaiGHost, <title>Access Denied</title>, errors.edgesuite.net)",
   },
   {

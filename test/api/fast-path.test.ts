@@ -8,10 +8,12 @@ import { pino } from 'pino';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createServer } from '../../src/server.js';
+import type { HandedOver } from '../../src/api/hand-over.js';
+import type { RateDecision } from '../../src/store/rate-limit.js';
 import { checkedRequest, TEST_ENV, type CheckedResponse } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
-// Issue 9: cached hits are answered by the server's request listener before Koa builds a context
+// Cached hits are answered by the server's request listener before Koa builds a context
 // (src/api/fast-path.ts). The real app, its real stores (memory and Redis), a real upstream; a
 // spy at the head of Koa's own middleware list tells which requests Koa saw.
 
@@ -23,6 +25,8 @@ interface Running {
   base: string;
   /** Request targets Koa was handed, in order. */
   seenByKoa: string[];
+  /** The rate-limit decision each of those came with from the fast path (null: none). */
+  handedOver: Array<RateDecision | null>;
   /** Log lines written by the app's logger. */
   lines: Array<Record<string, unknown>>;
   close(): Promise<void>;
@@ -39,8 +43,10 @@ async function start(env: Record<string, string>): Promise<Running> {
   });
   const app = await createApp(config, { logger: pino({ level: 'info', base: null }, sink), enrichers: [] });
   const seenByKoa: string[] = [];
-  (app.koa.middleware).unshift(async (ctx, next) => {
+  const handedOver: Running['handedOver'] = [];
+  app.koa.middleware.unshift(async (ctx, next) => {
     seenByKoa.push(ctx.originalUrl);
+    handedOver.push((ctx.state as HandedOver).counted ?? null);
     await next();
   });
   const server: http.Server = createServer(app, config);
@@ -49,6 +55,7 @@ async function start(env: Record<string, string>): Promise<Running> {
     app,
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seenByKoa,
+    handedOver,
     lines,
     async close() {
       server.closeAllConnections();
@@ -129,6 +136,10 @@ s('a hit refused by the rate limit is answered by Koa as any 429, counted once',
     for (let i = 0; i < 4; i++) res.push(await checkedRequest(svc.base + path, { localAddress: '127.0.0.63' }));
     assert.equal(res.map((r) => r.status), [200, 200, 429, 429]);
     assert.equal(svc.seenByKoa, [path, path, path], 'the miss and both refusals');
+    // Each refusal comes with the decision the fast path took; Koa applies it and counts nothing.
+    assert.equal(svc.handedOver.map((d) => d && { allowed: d.allowed, remaining: d.remaining }), [null, { allowed: false, remaining: 0 }, { allowed: false, remaining: 0 }]);
+    assert.is(res[2]!.headers.get('retry-after'), String(svc.handedOver[1]!.retryAfterSeconds));
+    assert.is(res[3]!.headers.get('x-ratelimit-reset'), String(svc.handedOver[2]!.resetSeconds));
     assert.equal(res[2]!.json, { code: 429, message: res[2]!.json.message });
     assert.ok(Number(res[2]!.headers.get('retry-after')) >= 59);
     const limited = await checkedRequest(svc.base + '/metrics');

@@ -11,7 +11,7 @@ import { OUR_VIA } from '../../src/fetch/policy.js';
 import { checkedRequest, startService, TEST_ENV, type CheckedResponse } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
-// Issue 9: the cached-hit fast path, through the real app (real router, handlers, metadata
+// The cached-hit fast path, through the real app (real router, handlers, metadata
 // service, rate limiter) against a real upstream; the store's own bounds with a bare Koa app.
 
 const PAGE = '<html><head><title>Cached page</title><meta property="og:description" content="é and ü"></head><body>x</body></html>';

@@ -3,10 +3,10 @@
 // (element/palette.ts, which reads "rgb(r, g, b)" only).
 import { contrastRatio as computedContrast } from '../../element/palette.js';
 
-export type Rgb = [number, number, number];
+type Rgb = [number, number, number];
 
 /** "#rrggbb" or "rgb(r, g, b)" / "rgba(r, g, b, 1)" as computed by a browser. */
-export function parseColor(color: string): Rgb {
+function parseColor(color: string): Rgb {
   const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
   if (hex) return [1, 2, 3].map((i) => parseInt(hex[i]!, 16)) as Rgb;
   const rgb = /^rgba?\((\d+), (\d+), (\d+)(?:, ([\d.]+))?\)$/.exec(color);

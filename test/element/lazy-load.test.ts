@@ -1,7 +1,8 @@
 // Many cards on one page against the running service and its real rate limiter (docs/SPEC.md
-// "Limits": 20 requests per 10 s per client, then a 10 s block with Retry-After): a card asks the
-// API only when it nears the viewport, and a refused card waits out Retry-After in its loading
-// state, then asks again.
+// "Limits": 20 requests per window per client, then a block as long as the window, with
+// Retry-After; the window is 5 s here, not 10, since the first test waits the block out): a card
+// asks the API only when it nears the viewport, and a refused card waits out Retry-After in its
+// loading state, then asks again.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
@@ -40,7 +41,7 @@ test.before(async () => {
     '/photo.png': { type: 'image/png', body: gradientPng(120, 63, [30, 64, 175], [244, 114, 182]) },
     '/icon.png': { type: 'image/png', body: gradientPng(16, 16, [5, 150, 105], [253, 224, 71]) },
   };
-  [browser, service, upstream] = await Promise.all([launchBrowser(), startService(), startUpstream(routes)]);
+  [browser, service, upstream] = await Promise.all([launchBrowser(), startService({ RATE_LIMIT_WINDOW_MS: '5000' }), startUpstream(routes)]);
   const urls = Array.from({ length: CARDS }, (_, i) => `${upstream.origin}/article-${i}`);
   urls.forEach((url, i) => (routes[`/article-${i}`] = { type: 'text/html; charset=utf-8', body: articleHtml(upstream.origin, `Article ${i}`) }));
   const component = `${service.baseUrl}/component.js`;
@@ -68,7 +69,7 @@ test('a page of 25 cards all in view ends with 25 cards under the real rate limi
       if (response.url().startsWith(`${service.baseUrl}/v1/metadata`)) statuses.push(response.status());
     });
     await tab.reset(`${embedder.baseUrl}/grid`);
-    // The 21st request on is refused for 10 s: 20 cards settle first, the other 5 keep loading.
+    // The 21st request on is refused for the 5 s block: 20 cards settle first, the other 5 keep loading.
     await tab.page.waitForFunction(() => (window as unknown as { settles: string[] }).settles.length === 20, null, { timeout: 20_000 });
     await tab.page.waitForFunction((n) => document.querySelectorAll('linkpeek-preview:state(loading)').length === n, CARDS - 20);
     for (let i = 0; i < CARDS; i++) await waitForState(tab.page, 'ready', `card-${i}`, 40_000);

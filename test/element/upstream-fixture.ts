@@ -14,7 +14,7 @@ export interface UpstreamRoute {
   refuseBrowsers?: boolean;
 }
 
-export interface UpstreamRequest {
+interface UpstreamRequest {
   path: string;
   fromBrowser: boolean;
 }

@@ -56,7 +56,7 @@ export async function startService(env: Record<string, string> = {}, deps: AppDe
 }
 
 /** A body as its Content-Encoding says it was sent: gzip, br or as it is. */
-export function decode(body: Buffer, coding: string | null): Buffer {
+function decode(body: Buffer, coding: string | null): Buffer {
   if (coding === 'gzip') return zlib.gunzipSync(body);
   if (coding === 'br') return zlib.brotliDecompressSync(body);
   if (coding !== null) throw new Error(`unexpected Content-Encoding ${coding}`);

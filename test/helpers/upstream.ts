@@ -40,14 +40,14 @@ export type UpstreamProtocol = 'http' | 'https' | 'h2';
  * client side (slot freed, bytes capped, client connection cut) is, on every runtime.
  */
 export const H2_CANCEL_REACHES_UPSTREAM = Number(process.versions.node.split('.')[0]) < 24;
-export type UpstreamRequest = http.IncomingMessage | http2.Http2ServerRequest;
+type UpstreamRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type UpstreamResponse = http.ServerResponse | http2.Http2ServerResponse;
 export type Route = (req: UpstreamRequest, res: UpstreamResponse) => void | Promise<void>;
 
 /** How a response ended, seen from the upstream: sent in full, or its connection/stream was closed first. */
-export type Outcome = 'finished' | 'closed early';
+type Outcome = 'finished' | 'closed early';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** Path and query as received. */
   path: string;

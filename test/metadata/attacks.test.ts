@@ -7,7 +7,7 @@ import { scriptedLookup } from '../fetch/harness.js';
 import { startService, type Service } from '../helpers/service.js';
 import { drip, endless, redirect, respond, stall, startUpstream, type Upstream } from '../helpers/upstream.js';
 
-// Issue 4 "Hostile inputs", one test per attack, against the real app with the address guard ON
+// Hostile inputs, one test per attack, against the real app with the address guard ON
 // (ALLOW_PRIVATE_NETWORKS=false). The fixture site is reached as `site.test`, which the test
 // resolver maps to 127.0.0.1, and only 127.0.0.1 is treated as public; every other loopback
 // address (127.0.0.2, ::1, ...) stays private. After each attack an ordinary request must still

@@ -6,7 +6,7 @@ import { checkedRequest } from '../helpers/service.js';
 import { startProcess, type ServiceProcess } from '../helpers/process.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
-// Issue 8: instances as production runs them (src/main.ts in its own process), sharing Redis.
+// Instances as production runs them (src/main.ts in its own process), sharing Redis.
 
 const html = { 'content-type': 'text/html' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,18 +4,18 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface ThreatListing {
+interface ThreatListing {
   threatType: string;
   cacheDuration?: string;
 }
 
-export type Behaviour =
+type Behaviour =
   | { kind: 'api' }
   | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'malformed' }
   | { kind: 'hang' };
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   key: string | null;

@@ -18,10 +18,10 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import * as packet from 'dns-packet';
 
-export type QueryType = 'A' | 'AAAA';
+type QueryType = 'A' | 'AAAA';
 
 /** What a name answers. Records of the asked type only; no record of that type is NODATA. */
-export interface NameAnswer {
+interface NameAnswer {
   A?: string[];
   AAAA?: string[];
   /** The name is an alias: the answer holds this CNAME, then the target's own answer. */
@@ -37,7 +37,7 @@ export interface NameAnswer {
 }
 
 /** `n` counts the earlier queries of this name and type, from 0. */
-export type NameRule = NameAnswer | ((query: { type: QueryType; n: number }) => NameAnswer);
+type NameRule = NameAnswer | ((query: { type: QueryType; n: number }) => NameAnswer);
 
 export interface WorldDns {
   /** host:port for DNS_SERVERS. */
@@ -113,8 +113,7 @@ export async function startWorldDns(): Promise<WorldDns> {
     timers.add(timer);
   }
 
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', (msg, from) => {
+  function onDatagram(udp: dgram.Socket, msg: Buffer, from: dgram.RemoteInfo): void {
     let query: packet.Packet;
     try {
       query = packet.decode(msg);
@@ -128,9 +127,7 @@ export async function startWorldDns(): Promise<WorldDns> {
     const whole = packet.encode(response);
     const sent = whole.length <= 1232 ? whole : packet.encode({ ...response, answers: [], flags: (response.flags ?? 0) | TRUNCATED });
     later(delayMs, () => udp.send(sent, from.port, from.address, () => {}));
-  });
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
-  const port = (udp.address()).port;
+  }
 
   // TCP on the same port number (c-ares retries a truncated answer there): 2-byte length framing.
   const sockets = new Set<net.Socket>();
@@ -150,10 +147,7 @@ export async function startWorldDns(): Promise<WorldDns> {
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(port, '127.0.0.1', resolve);
-  });
+  const { udp, port } = await listenOnOnePort(tcp, onDatagram);
 
   return {
     server: `127.0.0.1:${port}`,
@@ -171,6 +165,33 @@ export async function startWorldDns(): Promise<WorldDns> {
 }
 
 const TRUNCATED = 1 << 9;
+
+/**
+ * A UDP socket on a free port and `tcp` listening on the same port number. The UDP port is free
+ * for UDP only: its number may be taken for TCP (any loopback connection of another test), so on
+ * EADDRINUSE both are tried again on another port, and nothing is left bound on the way.
+ */
+async function listenOnOnePort(
+  tcp: net.Server,
+  onDatagram: (udp: dgram.Socket, msg: Buffer, from: dgram.RemoteInfo) => void,
+): Promise<{ udp: dgram.Socket; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const udp = dgram.createSocket('udp4');
+    udp.on('message', (msg, from) => onDatagram(udp, msg, from));
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    const port = udp.address().port;
+    const failed = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      tcp.once('error', resolve);
+      tcp.listen(port, '127.0.0.1', () => {
+        tcp.off('error', resolve);
+        resolve(null);
+      });
+    });
+    if (failed === null) return { udp, port };
+    await new Promise<void>((resolve) => udp.close(() => resolve()));
+    if (failed.code !== 'EADDRINUSE' || attempt === 20) throw failed;
+  }
+}
 
 function rcodeFlag(rcode: string): number {
   return { NOERROR: 0, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 }[rcode] ?? 2;

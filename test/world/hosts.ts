@@ -26,7 +26,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export type HostProtocol = 'http' | 'https' | 'h2';
-export type HostRequest = http.IncomingMessage | http2.Http2ServerRequest;
+type HostRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type HostResponse = http.ServerResponse | http2.Http2ServerResponse;
 
 export interface HostOptions {
