@@ -116,7 +116,6 @@ export const EXTRA_SOURCES = {
   ],
 } satisfies Record<string, ExtraSource[]>;
 
-export type ExtraField = keyof typeof EXTRA_SOURCES;
 
 /** The keys the meta sources read: the index keeps only these. */
 
