@@ -1,7 +1,8 @@
 // npm run accuracy — scans every page of the shared corpus (../shared/corpus, beside the repo) and
 // prints per-field coverage, agreement with what the peers' own test suites expect
 // (corpus/expected), every disagreement, the readability check (no U+FFFD, no mojibake in title
-// or description) and how many pages carry og:/twitter: tags after `<body>`.
+// or description), how many pages carry og:/twitter: tags after `<body>`, and the fields beyond
+// SPEC.md beside metascraper's rules for them (lib/fields-peers.ts).
 // The peers' expectations are other libraries' rules, not our spec: a sanity signal only.
 // Skips with a message when the corpus is absent (a fresh clone has none).
 
@@ -14,6 +15,7 @@ import { scanHead } from '../wasm-parser/index.js';
 import type { ScanResult } from '../wasm-parser/types.js';
 import { extractMetadata } from '../src/metadata/extract.js';
 import type { Metadata } from '../generated/types.gen.js';
+import { FieldsBesideMetascraper } from './lib/fields-peers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const corpusDir = path.resolve(root, '..', 'shared', 'corpus');
@@ -171,6 +173,7 @@ async function main(): Promise<void> {
   let pagesWithBody = 0;
   const lostExamples: string[] = [];
   const titleOnlyAfterBody: string[] = [];
+  const fields = new FieldsBesideMetascraper();
 
   for (const entry of manifest) {
     const bytes = new Uint8Array(readFileSync(path.join(corpusDir, entry.file)));
@@ -190,6 +193,8 @@ async function main(): Promise<void> {
     count('og (any key)', Object.keys(meta.og).length > 0);
     count('twitter (any key)', Object.keys(meta.twitter).length > 0);
     count('stopped at <body>', scan.stoppedAtBody);
+    for (const field of ['site_name', 'lang', 'author', 'published_time', 'theme_color'] as const) count(field, meta[field] != null);
+    await fields.add(name, new TextDecoder(scan.charset).decode(bytes), pageUrl, meta);
 
     for (const [label, text] of [['title', meta.title], ['description', meta.description]] as const) {
       if (text == null) continue;
@@ -208,6 +213,7 @@ async function main(): Promise<void> {
     }
 
     if (expected !== null) {
+      fields.expect(entry.source_repo, name, expected, meta);
       for (const c of comparisons(entry.source_repo, expected, meta, scan)) {
         const same = c.kind === 'url' ? sameUrl(c.ours, c.theirs, pageUrl) : sameText(c.ours, c.theirs);
         const key = `${c.field.padEnd(20)} vs ${c.peer}`;
@@ -260,6 +266,7 @@ async function main(): Promise<void> {
   );
   for (const line of lostExamples) console.log(line);
   console.log(`pages whose only <title> comes after <body> (no HTML title by design): ${titleOnlyAfterBody.length}: ${titleOnlyAfterBody.join(', ')}`);
+  fields.print();
   console.log(`\ndisagreements (${disagreements.length}):`);
   for (const line of disagreements) console.log(line);
 }

@@ -71,23 +71,23 @@ export const MetadataSchema = {
         site_name: {
             type: 'string',
             nullable: true,
-            description: 'Name of the site, beyond SPEC.md. Order: `og:site_name`, then `<meta name=application-name>`, then the JSON-LD `publisher.name`. Null if none is found.'
+            description: 'Name of the site, beyond SPEC.md. Order: `og:site_name`, then `<meta name=application-name>`, then the JSON-LD `publisher.name` (of the main entity, else a `WebSite` or `Organization` node\'s name), then `<meta name=publisher>`, `apple-mobile-web-app-title` and the site\'s app names (`twitter:app:name:*`, `al:*:app_name`). A URL is not a name. Null if none is found.'
         },
         lang: {
             type: 'string',
             nullable: true,
-            description: 'Language of the page as a BCP 47 tag (for example `en`, `pt-BR`), beyond SPEC.md. Order: `<html lang>`, then `og:locale` (`en_US` becomes `en-US`), then the `Content-Language` response header. Null if none is found or none is well formed.'
+            description: 'Language of the page as a canonical BCP 47 tag (for example `en`, `pt-BR`), beyond SPEC.md. Order: `<html lang>`, then `og:locale` (`en_US` becomes `en-US`), then `<meta http-equiv=content-language>`, then the `Content-Language` response header (its first tag). A value that is not a well-formed tag with a 2- or 3-letter language is skipped; `und` is no language. Null if none is found or none is well formed.'
         },
         author: {
             type: 'string',
             nullable: true,
-            description: 'Author of the page, beyond SPEC.md. Order: `<meta name=author>`, then `article:author` when it is not a URL, then the JSON-LD `author.name`. Null if none is found.'
+            description: 'Author of the page, beyond SPEC.md. Order: `<meta name=author>`, then `article:author` when it is not a URL, then the JSON-LD `author.name` of the main entity (several authors are joined with ", "; `creator` when there is no `author`), then `article:author_name`, `itemprop=author`, `parsely-author`, `sailthru.author`, `byl`, `DC.creator`, `citation_author`. A URL is not an author; a leading "By " is dropped. Null if none is found.'
         },
         published_time: {
             type: 'string',
             format: 'date-time',
             nullable: true,
-            description: 'When the page was published, as an ISO 8601 instant in UTC (`2024-05-01T09:30:00.000Z`), beyond SPEC.md. Order: `article:published_time`, then the JSON-LD `datePublished`, then common meta dates (`datePublished`, `date`, `DC.date.issued`, `pubdate`). A date without a time is taken at 00:00 UTC; a value that is not a date is skipped. Null if none is found.'
+            description: 'When the page was published, as an ISO 8601 instant in UTC (`2024-05-01T09:30:00.000Z`), beyond SPEC.md. Order: `article:published_time`, then the JSON-LD `datePublished`, then common meta dates (`itemprop=datePublished`, `og:published_time`, `article:published`, `parsely-pub-date`, `sailthru.date`, `DC.date.issued`, `pubdate`, `date`, `DC.date`, …), then the JSON-LD `dateCreated`. Read are ISO 8601 / RFC 3339 dates and times and RFC 2822 dates; a date without a time is taken at 00:00 UTC, a time without an offset as UTC; any other format, an impossible date and a year outside 1800–2199 are skipped. Null if none is found.'
         },
         theme_color: {
             type: 'string',

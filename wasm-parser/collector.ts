@@ -18,7 +18,16 @@ export const COLLECT_LIMITS = {
   scriptSrcs: 500,
   /** Characters of `<title>` text kept; the title normaliser cuts far shorter. */
   titleChars: 64 * 1024,
+  /** `<script type=application/ld+json>` texts kept (the corpus's heads carry at most 5). */
+  jsonLdScripts: 16,
+  /** Characters of one such script: a longer one is left out whole (a cut JSON text is no JSON). */
+  jsonLdChars: 64 * 1024,
+  /** Characters of all kept scripts together: a script that would pass this is left out. */
+  jsonLdTotalChars: 256 * 1024,
 };
+
+/** lol-html matches the type case-insensitively (`i`), as HTML compares MIME types. */
+const JSON_LD_SELECTOR = 'script[type="application/ld+json" i]';
 
 /** The meta keys whose content is a preview image URL (docs/SPEC.md ImageMetadata sources). */
 const IMAGE_KEYS = new Set(['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src']);
@@ -36,6 +45,9 @@ export class TagCollector {
   private titleParts: string[] = [];
   private titleLength = 0;
   private htmlSeen = false;
+  /** The ld+json script whose text is coming in; null outside one or when it is not to be kept. */
+  private jsonLdScript: { parts: string[]; length: number } | null = null;
+  private jsonLdTotal = 0;
 
   /** Registers the handlers on a fresh rewriter. */
   attach(rewriter: HTMLRewriter): void {
@@ -49,6 +61,10 @@ export class TagCollector {
     rewriter.on('base', { element: freeing<Element>((e) => this.base(e)) });
     rewriter.on('html', { element: freeing<Element>((e) => this.html(e)) });
     rewriter.on('script[src]', { element: freeing<Element>((e) => this.script(e)) });
+    rewriter.on(JSON_LD_SELECTOR, {
+      element: freeing<Element>(() => this.jsonLdStart()),
+      text: freeing<TextChunk>((t) => this.jsonLdText(t)),
+    });
   }
 
   /** The collected tags; the title parts are joined and decoded here, once. */
@@ -74,6 +90,7 @@ export class TagCollector {
         case 'content': meta.content ??= decodeAttribute(value); break;
         case 'charset': meta.charset ??= decodeAttribute(value); break;
         case 'value': meta.value ??= decodeAttribute(value); break;
+        case 'media': meta.media ??= decodeAttribute(value); break;
       }
     }
     this.tags.metas.push(meta);
@@ -138,6 +155,34 @@ export class TagCollector {
     if (this.stopped || this.tags.scriptSrcs.length >= COLLECT_LIMITS.scriptSrcs) return;
     const src = e.getAttribute('src');
     if (src !== null) this.tags.scriptSrcs.push(decodeAttribute(src));
+  }
+
+  private jsonLdStart(): void {
+    const kept = this.tags.jsonLd?.length ?? 0;
+    this.jsonLdScript = this.stopped || kept >= COLLECT_LIMITS.jsonLdScripts ? null : { parts: [], length: 0 };
+  }
+
+  /**
+   * Joins the script's text pieces; at the last one, keeps the text if it is within its bounds.
+   * Script text is raw text in HTML: no character references to decode. Whether a script is kept
+   * depends on its whole length only, so it is the same however the input is cut.
+   */
+  private jsonLdText(t: TextChunk): void {
+    const script = this.jsonLdScript;
+    if (script === null || this.stopped) return;
+    if (script.length <= COLLECT_LIMITS.jsonLdChars) {
+      const text = t.text;
+      script.length += text.length;
+      // Past the bound the pieces are dropped and no further text is copied out of WebAssembly.
+      if (script.length > COLLECT_LIMITS.jsonLdChars) script.parts = [];
+      else if (text !== '') script.parts.push(text);
+    }
+    if (!t.lastInTextNode) return;
+    this.jsonLdScript = null;
+    const { length } = script;
+    if (length === 0 || length > COLLECT_LIMITS.jsonLdChars || this.jsonLdTotal + length > COLLECT_LIMITS.jsonLdTotalChars) return;
+    this.jsonLdTotal += length;
+    (this.tags.jsonLd ??= []).push(script.parts.join(''));
   }
 }
 

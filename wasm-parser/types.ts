@@ -15,6 +15,11 @@ export interface RawMeta {
    * (`<meta name="twitter:card" value="summary">`). Absent in RawMeta values made before it existed.
    */
   value?: string | null;
+  /**
+   * `media=`, the media query of a `<meta name=theme-color>`. Present only when the tag has the
+   * attribute, so RawMeta values without one compare equal to those made before it existed.
+   */
+  media?: string;
 }
 
 /** One `<link>` element. */
@@ -36,6 +41,12 @@ export interface RawTags {
   lang: string | null;
   /** `src` of every `<script>` before `<body>` (parking-page markers for the safety checks). */
   scriptSrcs: string[];
+  /**
+   * Text of each `<script type=application/ld+json>` before `<body>`, raw (script text is not
+   * entity-decoded), within COLLECT_LIMITS (a script over its bound is left out whole, never cut).
+   * Present only when at least one was kept.
+   */
+  jsonLd?: string[];
 }
 
 export interface ScanResult {

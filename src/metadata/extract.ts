@@ -12,7 +12,9 @@ import {
   normalizeText,
   normalizeUrl,
 } from './normalize.js';
-import { FAVICON_TIERS, type Family, IMAGE_DETAIL_KEYS, type PageTags, type Source, indexTags, sourcesFor } from './rules.js';
+import { FAVICON_TIERS, type Family, IMAGE_DETAIL_KEYS, type PageTags, indexTags, sourcesFor } from './rules.js';
+import { EXTRA_SOURCES, indexExtraTags } from './extra-rules.js';
+import { normalizeAuthor, normalizeColor, normalizeDate, normalizeLang, normalizeSiteName } from './normalize-extra.js';
 
 export interface ExtractOptions {
   /**
@@ -20,11 +22,16 @@ export interface ExtractOptions {
    * fallback of `url`. Defaults to `pageUrl` (the final URL, used to resolve relative links).
    */
   requestedUrl?: URL;
+  /** The response's Content-Language header: the last source of `lang`. */
+  contentLanguage?: string | null;
 }
+
+type ExtraFields = Pick<Metadata, 'site_name' | 'lang' | 'author' | 'published_time' | 'theme_color'>;
 
 /** Metadata of one scanned page. `safety_tags` is empty and `cors_safe` absent: enrichment adds them. */
 export function extractMetadata(tags: RawTags, prefer: Family, pageUrl: URL, options: ExtractOptions = {}): Metadata {
-  return fromIndex(indexTags(tags), baseUrlOf(tags, pageUrl), prefer, pageUrl, options);
+  const page = indexTags(tags);
+  return fromIndex(page, baseUrlOf(tags, pageUrl), prefer, pageUrl, options, extraFields(tags, page, options));
 }
 
 /**
@@ -34,10 +41,11 @@ export function extractMetadata(tags: RawTags, prefer: Family, pageUrl: URL, opt
 export function extractBoth(tags: RawTags, pageUrl: URL, options: ExtractOptions = {}): Record<Family, Metadata> {
   const page = indexTags(tags);
   const base = baseUrlOf(tags, pageUrl);
-  return { og: fromIndex(page, base, 'og', pageUrl, options), twitter: fromIndex(page, base, 'twitter', pageUrl, options) };
+  const extra = extraFields(tags, page, options);
+  return { og: fromIndex(page, base, 'og', pageUrl, options, extra), twitter: fromIndex(page, base, 'twitter', pageUrl, options, extra) };
 }
 
-function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, options: ExtractOptions): Metadata {
+function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, options: ExtractOptions, extra: ExtraFields): Metadata {
   const first = (field: Parameters<typeof sourcesFor>[0], clean: (raw: string) => string | null) =>
     firstClean(sourcesFor(field, prefer), page, clean);
   return {
@@ -50,7 +58,21 @@ function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, opti
     og: page.og,
     twitter: page.twitter,
     safety_tags: [],
-    ...noAdditiveFields(),
+    ...extra,
+    // Filled by the oEmbed enrichment.
+    embed: null,
+  };
+}
+
+/** The fields beyond docs/SPEC.md (extra-rules.ts): the same for both preferences. */
+function extraFields(tags: RawTags, page: PageTags, options: ExtractOptions): ExtraFields {
+  const extra = indexExtraTags(tags, page.og, options.contentLanguage ?? null);
+  return {
+    site_name: firstClean(EXTRA_SOURCES.site_name, extra, normalizeSiteName),
+    lang: firstClean(EXTRA_SOURCES.lang, extra, normalizeLang),
+    author: firstClean(EXTRA_SOURCES.author, extra, normalizeAuthor),
+    published_time: firstClean(EXTRA_SOURCES.published_time, extra, normalizeDate),
+    theme_color: firstClean(EXTRA_SOURCES.theme_color, extra, normalizeColor),
   };
 }
 
@@ -73,8 +95,8 @@ export function emptyMetadata(pageUrl: URL, options: ExtractOptions = {}): Metad
   };
 }
 
-/** The fields beyond docs/SPEC.md, each null until its rule finds a value. */
-function noAdditiveFields(): Pick<Metadata, 'site_name' | 'lang' | 'author' | 'published_time' | 'theme_color' | 'embed'> {
+/** The fields beyond docs/SPEC.md: a page that is not HTML has none of them. */
+function noAdditiveFields(): ExtraFields & Pick<Metadata, 'embed'> {
   return { site_name: null, lang: null, author: null, published_time: null, theme_color: null, embed: null };
 }
 
@@ -143,7 +165,8 @@ function emptyImage(url: string | null): ImageMetadata {
   return { url, type: null, width: null, height: null, size: null };
 }
 
-function firstClean(sources: Source[], page: PageTags, clean: (raw: string) => string | null): string | null {
+/** The first source's value that survives `clean`: the rules tables' one reading. */
+function firstClean<P>(sources: { read(page: P): string | null }[], page: P, clean: (raw: string) => string | null): string | null {
   for (const source of sources) {
     const raw = source.read(page);
     if (raw === null) continue;

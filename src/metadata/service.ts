@@ -169,7 +169,7 @@ async function fetchAndExtract(
       if (isHtml(contentType) && mayBeChallengePage(res.status)) refuseWalls(target, { ...answer, tags: await headOfErrorPage(res.body, contentType) });
       throw new FetchFailed(`upstream status ${res.status}`, { failure: failures.httpStatus(res.status) });
     }
-    const options = { requestedUrl: target };
+    const options = { requestedUrl: target, contentLanguage: res.headers['content-language'] ?? null };
 
     if (isHtml(contentType)) {
       // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.

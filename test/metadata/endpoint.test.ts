@@ -95,7 +95,8 @@ endpoint('an HTML page gives the exact normalized object, cacheable for 12 hours
     // the fixture is addressed by IP: docs/SPEC.md SafetyTag "an IP address as URL"
     safety_tags: ['suspicious_domain'],
     site_name: null,
-    lang: null,
+    // <html lang="en">
+    lang: 'en',
     author: null,
     published_time: null,
     theme_color: null,

@@ -1,0 +1,177 @@
+// The rules table of the fields beyond docs/SPEC.md (openapi.yaml's Metadata descriptions are
+// their contract): for each field, one ordered list of sources; the first source whose value
+// survives the field's normaliser (normalize-extra.ts) wins. Read as rules.ts reads the SPEC
+// fields: keys of `name=` and `property=` are one namespace, lower-cased; the first non-empty
+// content of a key in document order counts; an empty one is absent. `prefer` plays no part.
+
+import type { RawMeta, RawTags } from '../../wasm-parser/types.js';
+import { type JsonLdFacts, readJsonLd } from './json-ld.js';
+
+/** What the extra sources read: the page's tags indexed once, its JSON-LD read when first asked for. */
+export interface ExtraPage {
+  /** og:* key → first non-empty content (rules.ts's raw og map). */
+  og: Record<string, string>;
+  /** `name=` / `property=` key (lower-cased) → first non-empty content, for META_KEYS only. */
+  metas: Map<string, string>;
+  /** `itemprop=` (lower-cased) → first non-empty content, for ITEMPROPS only. */
+  itemprops: Map<string, string>;
+  /** Every `<meta name=theme-color>` with a content, in document order. */
+  themeColors: RawMeta[];
+  htmlLang: string | null;
+  /** The response's Content-Language header. */
+  contentLanguage: string | null;
+  /** The head's JSON-LD, parsed on first use (most pages never need it). */
+  jsonLd(): JsonLdFacts;
+}
+
+export interface ExtraSource {
+  /** The tag it reads, for tests and reports. */
+  label: string;
+  read(page: ExtraPage): string | null;
+}
+
+/** The keys the meta sources below read, gathered as the table is built: the index keeps only these. */
+const META_KEYS = new Set<string>();
+const ITEMPROPS = new Set<string>();
+
+const meta = (key: string): ExtraSource => {
+  META_KEYS.add(key);
+  return { label: `<meta ${key}>`, read: (page) => page.metas.get(key) ?? null };
+};
+const og = (key: string): ExtraSource => ({ label: key, read: (page) => nonEmpty(page.og[key]) });
+const itemprop = (key: string): ExtraSource => {
+  ITEMPROPS.add(key);
+  return { label: `<meta itemprop=${key}>`, read: (page) => page.itemprops.get(key) ?? null };
+};
+const jsonLd = (label: string, read: (facts: JsonLdFacts) => string | null): ExtraSource => ({
+  label: `JSON-LD ${label}`,
+  read: (page) => read(page.jsonLd()),
+});
+
+/** `<meta name=theme-color>` whose `media` is the light color scheme (whitespace and case aside). */
+const LIGHT_SCHEME = /^\(\s*prefers-color-scheme\s*:\s*light\s*\)$/i;
+
+/**
+ * The sources of each field, best first. Beyond the contract's sources, each list ends with the
+ * meta tags that real pages (the corpus) use for the same thing, after the standard ones.
+ */
+export const EXTRA_SOURCES = {
+  site_name: [
+    og('og:site_name'),
+    meta('application-name'),
+    jsonLd('publisher.name', (f) => f.publisherName),
+    meta('publisher'),
+    // The name a site gives itself for a home-screen icon, then its native apps' names.
+    meta('apple-mobile-web-app-title'),
+    meta('twitter:app:name:iphone'),
+    meta('twitter:app:name:ipad'),
+    meta('twitter:app:name:googleplay'),
+    meta('al:ios:app_name'),
+    meta('al:iphone:app_name'),
+    meta('al:android:app_name'),
+  ],
+  lang: [
+    { label: '<html lang>', read: (page) => nonEmpty(page.htmlLang) },
+    // og:locale is `language_TERRITORY`: with a hyphen it is the BCP 47 tag (`en_US` → `en-US`).
+    { label: 'og:locale', read: (page) => nonEmpty(page.og['og:locale'])?.replaceAll('_', '-') ?? null },
+    // HTML's "pragma-set default language": the page's own copy of the header, which follows it.
+    meta('content-language'),
+    { label: 'Content-Language header', read: (page) => nonEmpty(page.contentLanguage) },
+  ],
+  author: [
+    meta('author'),
+    // A profile URL more often than a name; the author normaliser skips URLs.
+    meta('article:author'),
+    jsonLd('author.name', (f) => f.author),
+    meta('article:author_name'),
+    itemprop('author'),
+    meta('parsely-author'),
+    meta('sailthru.author'),
+    // The New York Times' byline ("By …").
+    meta('byl'),
+    meta('dc.creator'),
+    meta('citation_author'),
+  ],
+  published_time: [
+    meta('article:published_time'),
+    jsonLd('datePublished', (f) => f.datePublished),
+    itemprop('datepublished'),
+    meta('og:published_time'),
+    meta('og:article:published_time'),
+    meta('article:published'),
+    meta('parsely-pub-date'),
+    meta('sailthru.date'),
+    meta('dc.date.issued'),
+    meta('dcterms.issued'),
+    meta('pubdate'),
+    meta('publishdate'),
+    meta('date'),
+    meta('dc.date'),
+    // When the work was made: for an article, as near as the page comes to saying when it appeared.
+    jsonLd('dateCreated', (f) => f.dateCreated),
+  ],
+  theme_color: [
+    { label: '<meta name=theme-color> without media', read: (page) => themeColor(page, (media) => media === '') },
+    { label: '<meta name=theme-color media="(prefers-color-scheme: light)">', read: (page) => themeColor(page, (media) => LIGHT_SCHEME.test(media)) },
+  ],
+} satisfies Record<string, ExtraSource[]>;
+
+
+/** The keys the meta sources read: the index keeps only these. */
+
+
+/** Indexes the raw tags for the extra sources; `og` is rules.ts's raw og map of the same page. */
+export function indexExtraTags(tags: RawTags, og: Record<string, string>, contentLanguage: string | null): ExtraPage {
+  const metas = new Map<string, string>();
+  const itemprops = new Map<string, string>();
+  const themeColors: RawMeta[] = [];
+  for (const tag of tags.metas) {
+    const content = tag.content;
+    if (content === null || !NOT_BLANK.test(content)) continue;
+    // name=, http-equiv= (`content-language`) and each term of an RDFa property= list name a key.
+    const byName = recordKey(tag.name, content, metas);
+    let themeColor = recordKey(tag.httpEquiv, content, metas) || byName;
+    const property = tag.property;
+    if (property !== null) {
+      if (!HAS_SPACE.test(property.trim())) themeColor = recordKey(property, content, metas) || themeColor;
+      else for (const term of property.split(WHITESPACE)) themeColor = recordKey(term, content, metas) || themeColor;
+    }
+    if (themeColor) themeColors.push(tag);
+    if (tag.itemprop !== null) {
+      const prop = tag.itemprop.trim().toLowerCase();
+      if (ITEMPROPS.has(prop) && !itemprops.has(prop)) itemprops.set(prop, content);
+    }
+  }
+  let facts: JsonLdFacts | null = null;
+  return {
+    og,
+    metas,
+    itemprops,
+    themeColors,
+    htmlLang: tags.lang,
+    contentLanguage,
+    jsonLd: () => (facts ??= readJsonLd(tags.jsonLd ?? [])),
+  };
+}
+
+const NOT_BLANK = /\S/;
+const HAS_SPACE = /\s/;
+const WHITESPACE = /\s+/;
+
+/** Records `content` under the key `raw` names if the table reads it; true when the key is theme-color. */
+function recordKey(raw: string | null, content: string, metas: Map<string, string>): boolean {
+  if (raw === null) return false;
+  const key = raw.trim().toLowerCase();
+  if (key === 'theme-color') return true;
+  if (META_KEYS.has(key) && !metas.has(key)) metas.set(key, content);
+  return false;
+}
+
+/** The content of the first theme-color whose media (blank when absent) passes `matches`. */
+function themeColor(page: ExtraPage, matches: (media: string) => boolean): string | null {
+  return page.themeColors.find((tag) => matches((tag.media ?? '').trim()))?.content ?? null;
+}
+
+function nonEmpty(value: string | null | undefined): string | null {
+  return value === null || value === undefined || value.trim() === '' ? null : value;
+}
