@@ -23,7 +23,8 @@ export interface AnswerEvidence {
 
 /** The first bot-check marker the answer carries, or null. Markers that need the head wait for it. */
 export function findBotCheck(answer: AnswerEvidence): BotCheckMarker | null {
-  return BOT_CHECK_MARKERS.find((marker) => matches(marker, answer)) ?? null;
+  const head = answer.tags && new HeadView(answer.tags, answer.url);
+  return BOT_CHECK_MARKERS.find((marker) => matches(marker, answer, head)) ?? null;
 }
 
 /** True when a non-2xx answer's head is worth reading for bot-check markers (markers.ts CHALLENGE_STATUSES). */
@@ -64,7 +65,7 @@ export function refuseWalls(requested: URL, answer: AnswerEvidence): void {
   }
 }
 
-function matches(marker: BotCheckMarker, { status, headers, url, tags }: AnswerEvidence): boolean {
+function matches(marker: BotCheckMarker, { status, headers }: AnswerEvidence, head: HeadView | null): boolean {
   if (marker.status && !marker.status.includes(status)) return false;
   if (marker.header) {
     const value = headers[marker.header.name];
@@ -72,25 +73,44 @@ function matches(marker: BotCheckMarker, { status, headers, url, tags }: AnswerE
   }
   const needsHead = marker.title || marker.untitled || marker.meta || marker.script;
   if (!needsHead) return true;
-  if (!tags) return false;
-  const title = tags.title?.replace(/\s+/g, ' ').trim() ?? '';
-  if (marker.title && !marker.title.test(title)) return false;
-  if (marker.untitled && title !== '') return false;
-  if (marker.meta && !tags.metas.some((m) => metaMatches(marker.meta!, m.name, m.content))) return false;
-  if (marker.script && !tags.scriptSrcs.some((src) => scriptMatches(marker.script!, src, url))) return false;
+  if (!head) return false;
+  if (marker.title && !marker.title.test(head.title)) return false;
+  if (marker.untitled && head.title !== '') return false;
+  if (marker.meta && !head.tags.metas.some((m) => metaMatches(marker.meta!, m.name, m.content))) return false;
+  if (marker.script && !head.scripts().some((src) => scriptMatches(marker.script!, src))) return false;
   return true;
+}
+
+/** The head as the markers read it, each part worked out once per answer, not once per marker. */
+class HeadView {
+  /** The title with its white space collapsed; '' when there is none. */
+  readonly title: string;
+  private scriptUrls: { host: string; path: string }[] | null = null;
+
+  constructor(
+    readonly tags: RawTags,
+    private readonly page: URL,
+  ) {
+    this.title = tags.title?.replace(/\s+/g, ' ').trim() ?? '';
+  }
+
+  /** Host and path (lower-cased) of each http(s) script source, resolved against the page URL, parsed on first use. */
+  scripts(): { host: string; path: string }[] {
+    this.scriptUrls ??= this.tags.scriptSrcs.flatMap((src) => {
+      const url = URL.parse(src.trim(), this.page);
+      return url && (url.protocol === 'http:' || url.protocol === 'https:') ? [{ host: url.hostname.toLowerCase(), path: url.pathname.toLowerCase() }] : [];
+    });
+    return this.scriptUrls;
+  }
 }
 
 function metaMatches(want: NonNullable<BotCheckMarker['meta']>, name: string | null, content: string | null): boolean {
   return name?.trim().toLowerCase() === want.name && content !== null && want.content.test(content.trim());
 }
 
-function scriptMatches(want: NonNullable<BotCheckMarker['script']>, src: string, page: URL): boolean {
-  const url = URL.parse(src.trim(), page);
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return false;
-  const host = url.hostname.toLowerCase();
+function scriptMatches(want: NonNullable<BotCheckMarker['script']>, { host, path }: { host: string; path: string }): boolean {
   if (want.host !== undefined && host !== want.host && !host.endsWith(`.${want.host}`)) return false;
-  return want.path.test(url.pathname.toLowerCase());
+  return want.path.test(path);
 }
 
 /** The marker in one line, for the log. */
