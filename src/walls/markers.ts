@@ -175,8 +175,8 @@ export const CONSENT_PAGES: readonly ConsentPage[] = [
     host: /^guce\.(?:yahoo|oath|aol)\.com$/,
     path: /^\/(?:v2\/)?(?:collect|copy)?consent/,
     page: 'consent',
-    what: "Yahoo's older consent hosts (guce.yahoo.com/consent, guce.oath.com/collectConsent); their /terms and /privacy-policy are real pages",
-    source: 'SociallyCompute/Global-Consent-Manager (GitHub): news.yahoo.com redirected to guce.oath.com/collectConsent; Yahoo Finance clients post to guce.yahoo.com/consent',
+    what: "Yahoo's consent hosts under its own and its brands' names: guce.yahoo.com/consent, guce.oath.com/collectConsent, and AOL's guce.aol.com/consent?gcrumb=... (AOL uses Yahoo's consent system); their /terms, /privacy-policy and AOL's /gpc/ frame are not the wall",
+    source: 'SociallyCompute/Global-Consent-Manager (GitHub): news.yahoo.com redirected to guce.oath.com/collectConsent; Yahoo Finance clients post to guce.yahoo.com/consent; AdguardTeam/AdguardFilters (GitHub, aol.com, 2025): the ||guce.aol.com/consent/ redirect',
   },
   {
     host: /^(?:[a-z]{2,3}\.|www\.)?linkedin\.com$/,
@@ -191,6 +191,13 @@ export const CONSENT_PAGES: readonly ConsentPage[] = [
     page: 'login',
     what: "Instagram's login page (/accounts/login/?next=...) for posts and profiles it will not show logged out",
     source: 'OP-Engineering/link-preview-js (GitHub: previews titled "Login • Instagram" at /accounts/login/); instaloader/instaloader ("Redirected to login page")',
+  },
+  {
+    host: /^(?:www\.|m\.|web\.|mbasic\.)?facebook\.com$/,
+    path: /^\/login(?:\.php)?(?:\/|$)/,
+    page: 'login',
+    what: "Facebook's login page (/login/?next=..., /login.php?next=...) for posts, profiles and groups it will not show logged out; a page whose name starts with login (/loginradius) is a page",
+    source: 'php-embed/Embed (GitHub: "Some Facebook urls redirect to the login page", www.facebook.com/login/?next=...); meedan/pender (GitHub: Facebook previews titled "Log in to Facebook"); IITC-CE/ingress-intel-total-conversion (m.facebook.com/login.php)',
   },
 ];
 

@@ -61,6 +61,22 @@ consent('a look-alike of a consent host is not one', () => {
   assert.is(findConsentWall(from, new URL('https://consent.google.com.au/ml'))?.page, 'consent');
 });
 
+consent("Facebook's login is /login and /login.php on its own hosts, not a page named login-something", () => {
+  const from = new URL('https://www.facebook.com/groups/walkers/posts/1/');
+  for (const to of ['https://www.facebook.com/login/?next=x', 'https://www.facebook.com/login', 'https://m.facebook.com/login.php?next=x', 'https://web.facebook.com/login/device-based/regular/login/']) {
+    assert.is(findConsentWall(from, new URL(to))?.page, 'login', to);
+  }
+  for (const to of ['https://www.facebook.com/loginradius', 'https://www.facebook.com/login.phpx', 'https://www.facebook.com/groups/login/', 'https://facebook.com.shop.test/login/']) {
+    assert.is(findConsentWall(from, new URL(to)), null, to);
+  }
+});
+
+consent("AOL's consent host is a wall at /consent, not at its GPC frame", () => {
+  const from = new URL('https://www.aol.com/news/');
+  assert.is(findConsentWall(from, new URL('https://guce.aol.com/consent?gcrumb=x'))?.page, 'consent');
+  assert.is(findConsentWall(from, new URL('https://guce.aol.com/gpc/')), null);
+});
+
 consent('a URL that differs only in its fragment was not redirected', () => {
   assert.is(findConsentWall(new URL('https://consent.youtube.com/m#top'), new URL('https://consent.youtube.com/m')), null);
 });
