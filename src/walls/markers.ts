@@ -52,6 +52,29 @@ export const BOT_CHECK_MARKERS: readonly BotCheckMarker[] = [
     what: "the interstitial's title, served by Cloudflare's edge (Server: cloudflare); older challenges came without cf-mitigated",
     source: 'developers.cloudflare.com/waf/reference/cloudflare-challenges (the interstitial); its 403/503 "Just a moment..." page as scrapers report it',
   },
+  // The interstitial is localised (developers.cloudflare.com/cloudflare-challenges/reference/supported-languages):
+  // only the titles scrapers have reported served, each with the same server header as the English one.
+  {
+    service: 'Cloudflare',
+    header: { name: 'server', value: /^cloudflare$/i },
+    title: /^un instant(?:\.{3}|…)$/i,
+    what: 'the French interstitial\'s title ("Just a moment..."), served by Cloudflare\'s edge',
+    source: 'D4Vinci/Scrapling (GitHub: "Make Cloudflare Turnstile solving locale-independent", French challenge pages titled "Un instant…")',
+  },
+  {
+    service: 'Cloudflare',
+    header: { name: 'server', value: /^cloudflare$/i },
+    title: /^even geduld(?:\.{3}|…)$/i,
+    what: 'the Dutch interstitial\'s title, served by Cloudflare\'s edge',
+    source: 'FlareSolverr/FlareSolverr (GitHub: "Cloudflare sends texts in Dutch": the challenge titled "Even geduld...")',
+  },
+  {
+    service: 'Cloudflare',
+    header: { name: 'server', value: /^cloudflare$/i },
+    title: /^cierpliwości(?:\.{3}|…)$/i,
+    what: 'the Polish interstitial\'s title, served by Cloudflare\'s edge',
+    source: 'ThePhaseless/Byparr (GitHub: "detect localized Cloudflare interstitials": a 403 titled "Cierpliwości..." from a Cloudflare-fronted site)',
+  },
   {
     service: 'Cloudflare',
     header: { name: 'server', value: /^cloudflare$/i },

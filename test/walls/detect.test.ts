@@ -47,6 +47,16 @@ heads('a title marker waits for the head, and needs its header', async () => {
   assert.is(findBotCheck(await answer('<title>Just a moment...</title>', { server: 'nginx' }, 403)), null, 'another server');
 });
 
+heads("the interstitial's localised titles count with Cloudflare's server header, and only the whole title", async () => {
+  for (const title of ['Un instant…', 'Un instant...', 'Even geduld...', 'Cierpliwości...', 'CIERPLIWOŚCI…']) {
+    assert.is(findBotCheck(await answer(`<title>${title}</title>`, { server: 'cloudflare' }, 403))?.service, 'Cloudflare', title);
+    assert.is(findBotCheck(await answer(`<title>${title}</title>`, { server: 'nginx' }, 403)), null, `${title} from another server`);
+  }
+  for (const title of ['Un instant de grâce', 'Even geduld', 'Cierpliwości... i nadziei']) {
+    assert.is(findBotCheck(await answer(`<title>${title}</title>`, { server: 'cloudflare' })), null, title);
+  }
+});
+
 heads('a title is matched after whitespace is collapsed, entities decoded', async () => {
   assert.is(findBotCheck(await answer('<title>\n  Just a\tmoment&#46;&#46;&#46;\n</title>', { server: 'cloudflare' }))?.service, 'Cloudflare');
 });
