@@ -159,10 +159,14 @@ export const BOT_CHECK_MARKERS: readonly BotCheckMarker[] = [
 
 /**
  * Non-2xx answers whose head is read for the markers above: the statuses these services serve
- * their pages with (401/403 blocks, 405 CAPTCHA, 429 rate limits, 503 Cloudflare's older
- * interstitial). Any other error page (404, 500...) is an `http_status` without reading it.
+ * their pages with (401/403 blocks, 405 CAPTCHA, 428 Akamai's sec-cpt challenge, 429 rate limits,
+ * 503 Cloudflare's older interstitial). Any other error page (404, 500...) is an `http_status`
+ * without reading it. Akamai's 428 is reported with a JSON body ({"sec-cp-challenge":"true",
+ * "provider":"crypto",...}; CloakHQ/CloakBrowser on GitHub, "Getting HTTP [428] akamai") which
+ * has no head to read and stays an `http_status`; its HTML interstitial under the same status is
+ * read for the /_sec/cp_challenge/ script.
  */
-export const CHALLENGE_STATUSES: ReadonlySet<number> = new Set([401, 403, 405, 429, 503]);
+export const CHALLENGE_STATUSES: ReadonlySet<number> = new Set([401, 403, 405, 428, 429, 503]);
 
 /** One consent or login page a site redirects a logged-out visitor to, instead of the page asked for. */
 export interface ConsentPage {

@@ -100,6 +100,7 @@ const CHALLENGES: Record<string, [number, Record<string, string>, string, string
   'cloudflare-title-polish': [403, cf, cloudflareIn('pl-PL', 'Cierpliwości...'), 'Cloudflare'],
   'akamai-denied': [403, { ...html, server: 'AkamaiGHost', 'mime-version': '1.0' }, AKAMAI_DENIED, 'Akamai'],
   'akamai-challenge': [200, html, AKAMAI_CHALLENGE, 'Akamai'],
+  'akamai-challenge-428': [428, html, AKAMAI_CHALLENGE, 'Akamai'],
   'datadome-block': [403, { ...html, 'x-datadome': 'protected', 'set-cookie': 'datadome=AbC~123; Max-Age=31536000; Path=/' }, DATADOME_CAPTCHA, 'DataDome'],
   'datadome-json': [403, { 'content-type': 'application/json;charset=utf-8', 'x-datadome': 'protected', 'x-dd-b': '1' }, '{"url":"https://geo.captcha-delivery.com/captcha/?initialCid=AHrlqAAAAAMA"}', 'DataDome'],
   'datadome-script': [200, html, DATADOME_IN_HEAD, 'DataDome'],
@@ -203,6 +204,16 @@ test('a challenge body under a status no vendor uses (404) stays http_status', a
     assert.equal([res.status, res.json], [422, { code: 422, reason: 'http_status', message: 'The site answered 404.' }]);
   } finally {
     await gone.close();
+  }
+});
+
+test("a 428 without any marker (a site's own precondition error) stays http_status", async ({ svc }) => {
+  const precondition = await startUpstream({ routes: { '/': respond(428, '<html><head><title>Precondition Required</title></head><body></body></html>', html) } });
+  try {
+    const res = await svc.request(q(precondition.url('/').href));
+    assert.equal([res.status, res.json], [422, { code: 422, reason: 'http_status', message: 'The site answered 428.' }]);
+  } finally {
+    await precondition.close();
   }
 });
 
