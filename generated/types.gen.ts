@@ -170,7 +170,7 @@ export type ApiError = {
      * `undecodable`: the body's content encoding could not be decoded.
      * `fetch_loop`: the request came from LinkPeek itself.
      * `bot_check`: the site answered with a bot check (Cloudflare, Akamai, DataDome, PerimeterX, Imperva, AWS WAF) instead of the page, whatever its status.
-     * `consent_wall`: a redirect ended on a cookie-consent or login page (consent.google.com, consent.youtube.com, consent.yahoo.com, LinkedIn's authwall, Instagram's login) instead of the page.
+     * `consent_wall`: a redirect ended on a cookie-consent or login page (consent.google.com, consent.youtube.com, consent.yahoo.com, LinkedIn's authwall, Instagram's login, Facebook's login) instead of the page.
      *
      */
     reason?: 'http_status' | 'timeout' | 'name_not_resolved' | 'too_many_redirects' | 'redirect_loop' | 'bad_redirect' | 'tls_certificate' | 'connection_refused' | 'unreachable' | 'empty_page' | 'undecodable' | 'fetch_loop' | 'bot_check' | 'consent_wall';

@@ -145,8 +145,9 @@ const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image
 
 /**
  * Accept-Language of every fetch, as a browser set to US English sends it. A request without a
- * usual one is a bot signal to those services, and English is what the messages and the bot-check
- * titles LinkPeek recognises (src/walls/markers.ts) are written in.
+ * usual one is a bot signal to those services, and English is what the messages and most bot-check
+ * titles LinkPeek recognises (src/walls/markers.ts, which knows a few localised ones too) are
+ * written in.
  */
 const ACCEPT_LANGUAGE = 'en-US,en;q=0.9';
 

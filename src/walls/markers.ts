@@ -52,6 +52,29 @@ export const BOT_CHECK_MARKERS: readonly BotCheckMarker[] = [
     what: "the interstitial's title, served by Cloudflare's edge (Server: cloudflare); older challenges came without cf-mitigated",
     source: 'developers.cloudflare.com/waf/reference/cloudflare-challenges (the interstitial); its 403/503 "Just a moment..." page as scrapers report it',
   },
+  // The interstitial is localised (developers.cloudflare.com/cloudflare-challenges/reference/supported-languages):
+  // only the titles scrapers have reported served, each with the same server header as the English one.
+  {
+    service: 'Cloudflare',
+    header: { name: 'server', value: /^cloudflare$/i },
+    title: /^un instant(?:\.{3}|…)$/i,
+    what: 'the French interstitial\'s title ("Just a moment..."), served by Cloudflare\'s edge',
+    source: 'D4Vinci/Scrapling (GitHub: "Make Cloudflare Turnstile solving locale-independent", French challenge pages titled "Un instant…")',
+  },
+  {
+    service: 'Cloudflare',
+    header: { name: 'server', value: /^cloudflare$/i },
+    title: /^even geduld(?:\.{3}|…)$/i,
+    what: 'the Dutch interstitial\'s title, served by Cloudflare\'s edge',
+    source: 'FlareSolverr/FlareSolverr (GitHub: "Cloudflare sends texts in Dutch": the challenge titled "Even geduld...")',
+  },
+  {
+    service: 'Cloudflare',
+    header: { name: 'server', value: /^cloudflare$/i },
+    title: /^cierpliwości(?:\.{3}|…)$/i,
+    what: 'the Polish interstitial\'s title, served by Cloudflare\'s edge',
+    source: 'ThePhaseless/Byparr (GitHub: "detect localized Cloudflare interstitials": a 403 titled "Cierpliwości..." from a Cloudflare-fronted site)',
+  },
   {
     service: 'Cloudflare',
     header: { name: 'server', value: /^cloudflare$/i },
@@ -136,10 +159,14 @@ export const BOT_CHECK_MARKERS: readonly BotCheckMarker[] = [
 
 /**
  * Non-2xx answers whose head is read for the markers above: the statuses these services serve
- * their pages with (401/403 blocks, 405 CAPTCHA, 429 rate limits, 503 Cloudflare's older
- * interstitial). Any other error page (404, 500...) is an `http_status` without reading it.
+ * their pages with (401/403 blocks, 405 CAPTCHA, 428 Akamai's sec-cpt challenge, 429 rate limits,
+ * 503 Cloudflare's older interstitial). Any other error page (404, 500...) is an `http_status`
+ * without reading it. Akamai's 428 is reported with a JSON body ({"sec-cp-challenge":"true",
+ * "provider":"crypto",...}; CloakHQ/CloakBrowser on GitHub, "Getting HTTP [428] akamai") which
+ * has no head to read and stays an `http_status`; its HTML interstitial under the same status is
+ * read for the /_sec/cp_challenge/ script.
  */
-export const CHALLENGE_STATUSES: ReadonlySet<number> = new Set([401, 403, 405, 429, 503]);
+export const CHALLENGE_STATUSES: ReadonlySet<number> = new Set([401, 403, 405, 428, 429, 503]);
 
 /** One consent or login page a site redirects a logged-out visitor to, instead of the page asked for. */
 export interface ConsentPage {
@@ -175,8 +202,8 @@ export const CONSENT_PAGES: readonly ConsentPage[] = [
     host: /^guce\.(?:yahoo|oath|aol)\.com$/,
     path: /^\/(?:v2\/)?(?:collect|copy)?consent/,
     page: 'consent',
-    what: "Yahoo's older consent hosts (guce.yahoo.com/consent, guce.oath.com/collectConsent); their /terms and /privacy-policy are real pages",
-    source: 'SociallyCompute/Global-Consent-Manager (GitHub): news.yahoo.com redirected to guce.oath.com/collectConsent; Yahoo Finance clients post to guce.yahoo.com/consent',
+    what: "Yahoo's consent hosts under its own and its brands' names: guce.yahoo.com/consent, guce.oath.com/collectConsent, and AOL's guce.aol.com/consent?gcrumb=... (AOL uses Yahoo's consent system); their /terms, /privacy-policy and AOL's /gpc/ frame are not the wall",
+    source: 'SociallyCompute/Global-Consent-Manager (GitHub): news.yahoo.com redirected to guce.oath.com/collectConsent; Yahoo Finance clients post to guce.yahoo.com/consent; AdguardTeam/AdguardFilters (GitHub, aol.com, 2025): the ||guce.aol.com/consent/ redirect',
   },
   {
     host: /^(?:[a-z]{2,3}\.|www\.)?linkedin\.com$/,
@@ -191,6 +218,13 @@ export const CONSENT_PAGES: readonly ConsentPage[] = [
     page: 'login',
     what: "Instagram's login page (/accounts/login/?next=...) for posts and profiles it will not show logged out",
     source: 'OP-Engineering/link-preview-js (GitHub: previews titled "Login • Instagram" at /accounts/login/); instaloader/instaloader ("Redirected to login page")',
+  },
+  {
+    host: /^(?:www\.|m\.|web\.|mbasic\.)?facebook\.com$/,
+    path: /^\/login(?:\.php)?(?:\/|$)/,
+    page: 'login',
+    what: "Facebook's login page (/login/?next=..., /login.php?next=...) for posts, profiles and groups it will not show logged out; a page whose name starts with login (/loginradius) is a page",
+    source: 'php-embed/Embed (GitHub: "Some Facebook urls redirect to the login page", www.facebook.com/login/?next=...); meedan/pender (GitHub: Facebook previews titled "Log in to Facebook"); IITC-CE/ingress-intel-total-conversion (m.facebook.com/login.php)',
   },
 ];
 

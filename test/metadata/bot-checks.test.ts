@@ -22,6 +22,10 @@ const CLOUDFLARE_CHALLENGE = `<!DOCTYPE html><html lang="en-US"><head><title>Jus
 var cpo=document.createElement('script');cpo.src='/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1?ray=8f3e2b1c4a9d1234';
 document.getElementsByTagName('head')[0].appendChild(cpo);}());</script></body></html>`;
 
+/** The same interstitial as Cloudflare serves it in another language: only its words change. */
+const cloudflareIn = (lang: string, title: string) =>
+  CLOUDFLARE_CHALLENGE.replace('lang="en-US"', `lang="${lang}"`).replace('<title>Just a moment...</title>', `<title>${title}</title>`);
+
 const CLOUDFLARE_BLOCKED = `<!DOCTYPE html><html class="no-js" lang="en-US"><head><title>Attention Required! | Cloudflare</title>
 <meta name="captcha-bypass" id="captcha-bypass" /><meta name="robots" content="noindex, nofollow" />
 <link rel="stylesheet" id="cf_styles-css" href="/cdn-cgi/styles/cf.errors.css" /></head><body>
@@ -91,8 +95,12 @@ const CHALLENGES: Record<string, [number, Record<string, string>, string, string
   'cloudflare-mitigated': [403, { ...cf, 'cf-mitigated': 'challenge' }, CLOUDFLARE_CHALLENGE, 'Cloudflare'],
   'cloudflare-title': [503, cf, CLOUDFLARE_CHALLENGE, 'Cloudflare'],
   'cloudflare-blocked': [403, cf, CLOUDFLARE_BLOCKED, 'Cloudflare'],
+  'cloudflare-title-french': [403, cf, cloudflareIn('fr-FR', 'Un instant…'), 'Cloudflare'],
+  'cloudflare-title-dutch': [403, cf, cloudflareIn('nl-NL', 'Even geduld...'), 'Cloudflare'],
+  'cloudflare-title-polish': [403, cf, cloudflareIn('pl-PL', 'Cierpliwości...'), 'Cloudflare'],
   'akamai-denied': [403, { ...html, server: 'AkamaiGHost', 'mime-version': '1.0' }, AKAMAI_DENIED, 'Akamai'],
   'akamai-challenge': [200, html, AKAMAI_CHALLENGE, 'Akamai'],
+  'akamai-challenge-428': [428, html, AKAMAI_CHALLENGE, 'Akamai'],
   'datadome-block': [403, { ...html, 'x-datadome': 'protected', 'set-cookie': 'datadome=AbC~123; Max-Age=31536000; Path=/' }, DATADOME_CAPTCHA, 'DataDome'],
   'datadome-json': [403, { 'content-type': 'application/json;charset=utf-8', 'x-datadome': 'protected', 'x-dd-b': '1' }, '{"url":"https://geo.captcha-delivery.com/captcha/?initialCid=AHrlqAAAAAMA"}', 'DataDome'],
   'datadome-script': [200, html, DATADOME_IN_HEAD, 'DataDome'],
@@ -131,6 +139,9 @@ const NORMAL: Record<string, [Record<string, string>, string, string]> = {
   'imperva-served': [{ ...html, 'x-cdn': 'Imperva', 'x-iinfo': '10-1234 NNNN' }, article('Bank', '<script src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e6fffd425f7e032f3&ns=1"></script>'), 'Bank'],
   'aws-waf-sdk': [html, article('Tickets', '<script src="https://3f1e2d3c4b5a.edge.sdk.awswaf.com/3f1e2d3c4b5a/6c5b4a3f2e1d/challenge.js" defer></script>'), 'Tickets'],
   'titled-access-denied': [html, article('Access Denied'), 'Access Denied'],
+  // Cloudflare-served pages whose titles begin with the interstitial's localised words.
+  'cloudflare-un-instant': [cf, article('Un instant de grâce'), 'Un instant de grâce'],
+  'cloudflare-even-geduld': [cf, article('Even geduld... de nieuwe website komt eraan'), 'Even geduld... de nieuwe website komt eraan'],
 };
 
 interface Ctx {
@@ -193,6 +204,16 @@ test('a challenge body under a status no vendor uses (404) stays http_status', a
     assert.equal([res.status, res.json], [422, { code: 422, reason: 'http_status', message: 'The site answered 404.' }]);
   } finally {
     await gone.close();
+  }
+});
+
+test("a 428 without any marker (a site's own precondition error) stays http_status", async ({ svc }) => {
+  const precondition = await startUpstream({ routes: { '/': respond(428, '<html><head><title>Precondition Required</title></head><body></body></html>', html) } });
+  try {
+    const res = await svc.request(q(precondition.url('/').href));
+    assert.equal([res.status, res.json], [422, { code: 422, reason: 'http_status', message: 'The site answered 428.' }]);
+  } finally {
+    await precondition.close();
   }
 });
 

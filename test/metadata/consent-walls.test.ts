@@ -29,6 +29,10 @@ const NAMES = [
   'guce.yahoo.com',
   'www.linkedin.com',
   'www.instagram.com',
+  'www.facebook.com',
+  'm.facebook.com',
+  'www.aol.com',
+  'guce.aol.com',
   'news.test',
 ];
 
@@ -58,6 +62,14 @@ test.before(async (ctx) => {
     '/authwall': page('Sign Up | LinkedIn'),
     '/p/CJ_qZYbF0A-/': to(302, 'www.instagram.com', '/accounts/login/?next=%2Fp%2FCJ_qZYbF0A-%2F'),
     '/accounts/login/': page('Login • Instagram'),
+    '/groups/walkers/posts/1234567890/': to(302, 'www.facebook.com', '/login/?next=https%3A%2F%2Fwww.facebook.com%2Fgroups%2Fwalkers%2Fposts%2F1234567890%2F'),
+    '/login/': page('Log in to Facebook'),
+    '/story.php': to(302, 'm.facebook.com', '/login.php?next=https%3A%2F%2Fm.facebook.com%2Fstory.php%3Fstory_fbid%3D1'),
+    '/login.php': page('Log in to Facebook'),
+    '/fb-loginradius': to(301, 'www.facebook.com', '/loginradius'),
+    '/loginradius': page('LoginRadius | Facebook'),
+    '/news/some-story-123.html': to(302, 'guce.aol.com', '/consent?gcrumb=Kx2PbAA&brandType=eu&done=https%3A%2F%2Fwww.aol.com%2Fnews%2F'),
+    '/consent': page('AOL is part of the Yahoo family of brands'),
     '/terms-link': to(301, 'guce.yahoo.com', '/terms?locale=en-US'),
     '/terms': page('Yahoo Terms of Service'),
     '/old-article': to(301, 'news.test', '/article'),
@@ -79,6 +91,9 @@ const CASES: Array<[string, string, string, ReturnType<typeof wall>]> = [
   ['Yahoo Finance to consent.yahoo.com', 'finance.yahoo.com', '/quote/NQ=F', wall('consent', 'consent.yahoo.com')],
   ["a LinkedIn profile to LinkedIn's authwall", 'www.linkedin.com', '/in/someone', wall('login', 'www.linkedin.com')],
   ["an Instagram post to Instagram's login", 'www.instagram.com', '/p/CJ_qZYbF0A-/', wall('login', 'www.instagram.com')],
+  ["a Facebook group post to Facebook's login (/login/)", 'www.facebook.com', '/groups/walkers/posts/1234567890/', wall('login', 'www.facebook.com')],
+  ["a Facebook story on m.facebook.com to Facebook's login.php", 'm.facebook.com', '/story.php?story_fbid=1', wall('login', 'm.facebook.com')],
+  ["an AOL article to AOL's consent host (guce.aol.com/consent)", 'www.aol.com', '/news/some-story-123.html', wall('consent', 'guce.aol.com')],
 ];
 
 for (const [name, host, path, expected] of CASES) {
@@ -100,6 +115,12 @@ test("a redirect to a consent host's own documents (guce.yahoo.com/terms) is a p
   const res = await svc.request(q(at('finance.yahoo.com', '/terms-link')));
   assert.is(res.status, 200);
   assert.is(res.json.title, 'Yahoo Terms of Service');
+});
+
+test('a redirect to a Facebook page whose name starts with login (/loginradius) is a preview', async ({ svc, at }) => {
+  const res = await svc.request(q(at('www.facebook.com', '/fb-loginradius')));
+  assert.is(res.status, 200);
+  assert.is(res.json.title, 'LoginRadius | Facebook');
 });
 
 test('a redirect to an ordinary page is a preview', async ({ svc, at }) => {

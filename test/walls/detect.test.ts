@@ -47,6 +47,16 @@ heads('a title marker waits for the head, and needs its header', async () => {
   assert.is(findBotCheck(await answer('<title>Just a moment...</title>', { server: 'nginx' }, 403)), null, 'another server');
 });
 
+heads("the interstitial's localised titles count with Cloudflare's server header, and only the whole title", async () => {
+  for (const title of ['Un instant…', 'Un instant...', 'Even geduld...', 'Cierpliwości...', 'CIERPLIWOŚCI…']) {
+    assert.is(findBotCheck(await answer(`<title>${title}</title>`, { server: 'cloudflare' }, 403))?.service, 'Cloudflare', title);
+    assert.is(findBotCheck(await answer(`<title>${title}</title>`, { server: 'nginx' }, 403)), null, `${title} from another server`);
+  }
+  for (const title of ['Un instant de grâce', 'Even geduld', 'Cierpliwości... i nadziei']) {
+    assert.is(findBotCheck(await answer(`<title>${title}</title>`, { server: 'cloudflare' })), null, title);
+  }
+});
+
 heads('a title is matched after whitespace is collapsed, entities decoded', async () => {
   assert.is(findBotCheck(await answer('<title>\n  Just a\tmoment&#46;&#46;&#46;\n</title>', { server: 'cloudflare' }))?.service, 'Cloudflare');
 });
@@ -59,6 +69,22 @@ consent('a look-alike of a consent host is not one', () => {
   assert.is(findConsentWall(from, new URL('https://consent.google.de.shop.test/ml')), null);
   assert.is(findConsentWall(from, new URL('https://myconsent.google.de/ml')), null);
   assert.is(findConsentWall(from, new URL('https://consent.google.com.au/ml'))?.page, 'consent');
+});
+
+consent("Facebook's login is /login and /login.php on its own hosts, not a page named login-something", () => {
+  const from = new URL('https://www.facebook.com/groups/walkers/posts/1/');
+  for (const to of ['https://www.facebook.com/login/?next=x', 'https://www.facebook.com/login', 'https://m.facebook.com/login.php?next=x', 'https://web.facebook.com/login/device-based/regular/login/']) {
+    assert.is(findConsentWall(from, new URL(to))?.page, 'login', to);
+  }
+  for (const to of ['https://www.facebook.com/loginradius', 'https://www.facebook.com/login.phpx', 'https://www.facebook.com/groups/login/', 'https://facebook.com.shop.test/login/']) {
+    assert.is(findConsentWall(from, new URL(to)), null, to);
+  }
+});
+
+consent("AOL's consent host is a wall at /consent, not at its GPC frame", () => {
+  const from = new URL('https://www.aol.com/news/');
+  assert.is(findConsentWall(from, new URL('https://guce.aol.com/consent?gcrumb=x'))?.page, 'consent');
+  assert.is(findConsentWall(from, new URL('https://guce.aol.com/gpc/')), null);
 });
 
 consent('a URL that differs only in its fragment was not redirected', () => {
