@@ -1,13 +1,14 @@
 // The site's name read from the `<title>`: the last source of `site_name` (extra-rules.ts), for
 // pages whose head names the site nowhere else. Titles often end (or start) with the site's name
-// after a separator ("Bob Dylan - Wikipedia", "LeanData | The Winds of Change"), but as often with
-// a section, a byline or a piece of the headline ("… - by Simon Sarris", "Indie Hackers | #210 –
-// …" on a podcast host). metascraper reads the title's suffix too, without checking it against
-// anything, and so gives a headline fragment or an author as the publisher. Here the outermost
-// segment counts only when its letters spell the page's host (its registrable domain's label):
-// "Wikipedia" on en.wikipedia.org, "Salon.com" on www.salon.com, "PLOS One" on journals.plos.org.
-// A wrong site name is worse than none, so every doubt (no separator, an IP or IDN host, a label
-// or segment too short to tell, a segment that only shares a few letters with the host) is null.
+// after a separator ("Bob Dylan - Wikipedia", "LeanData | The Winds of Change"), but also with a
+// section, a byline or a piece of the headline ("… - by Simon Sarris", "Indie Hackers | episode
+// title" on a podcast host). metascraper reads the title's suffix too, without checking it
+// against anything, and so gives a headline fragment or an author as the publisher. Here the
+// outermost segment counts only when its letters spell the page's host (its registrable domain's
+// label): "Wikipedia" on en.wikipedia.org, "Salon.com" on www.salon.com, "PLOS One" on
+// journals.plos.org. A wrong site name is worse than none, so every doubt (no separator, an IP or
+// IDN host, a label or segment too short to tell, a segment that only shares a few letters with
+// the host) is null.
 
 import { getDomainWithoutSuffix } from 'tldts';
 
@@ -63,7 +64,7 @@ export function siteNameFromTitle(title: string | null, pageUrl: URL | null): st
   const tail = text.slice(lastEnd);
   if (namesHost(tail, label, true)) return tail;
   // A title's first part is most often the headline, or a product or section of the site
-  // ("Transistor Embed | #032 – …" on share.transistor.fm): there the segment may not say more
+  // ("Transistor Embed | episode title" on share.transistor.fm): there the segment may not say more
   // than the host's name.
   const head = text.slice(0, first);
   return namesHost(head, label, false) ? head : null;

@@ -42,7 +42,7 @@ table('refused', [
   ['an author after the separator (on a host the name does not spell)', 'The Most Precious Resource is Agency - by Simon Sarris', 'https://simonsarris.substack.com/p/x', null],
   ['a headline fragment mentioning the host, as the first part', 'Dropbox announces new plans for teams | TechCrunch', 'https://www.dropbox.com/news', null],
   ['a headline fragment mentioning the host, as the last part', 'Opinion - Why Dropbox is changing', 'https://www.dropbox.com/news', null],
-  ['a first part that adds words to the host\'s name (a product, not the site)', 'Transistor Embed | #032 – Before and After Product-Market Fit', 'https://share.transistor.fm/e/1', null],
+  ['a first part that adds words to the host\'s name (a product, not the site)', 'Transistor Embed | Episode 32 – Before and After Product-Market Fit', 'https://share.transistor.fm/e/1', null],
   ['a section named by a short part of the host\'s label', 'Startups raise less - Tech', 'https://techcrunch.com/2024/x', null],
   ['the host\'s label inside a part only as part of a word', 'Reviews | Examplesite', 'https://example.com/r', null],
   ['another host name that starts with the host\'s label', 'Bob Dylan - wikipedia.example.com', 'https://en.wikipedia.org/wiki/Bob_Dylan', null],
