@@ -71,7 +71,7 @@ export const MetadataSchema = {
         site_name: {
             type: 'string',
             nullable: true,
-            description: 'Name of the site, beyond SPEC.md. Order: `og:site_name`, then `<meta name=application-name>`, then the JSON-LD `publisher.name` (of the main entity, else a `WebSite` or `Organization` node\'s name), then `<meta name=publisher>`, `apple-mobile-web-app-title` and the site\'s app names (`twitter:app:name:*`, `al:*:app_name`). A URL is not a name. Null if none is found.'
+            description: 'Name of the site, beyond SPEC.md. Order: `og:site_name`, then `<meta name=application-name>`, then the JSON-LD `publisher.name` (of the main entity, else a `WebSite` or `Organization` node\'s name), then `<meta name=publisher>`, `apple-mobile-web-app-title` and the site\'s app names (`twitter:app:name:*`, `al:*:app_name`), then last the `<title>`\'s last (else first) part after a spaced separator (`|`, `-`, `–`, `—`, `·`, `•`, `::`) when its letters spell the final URL\'s registrable domain (`Wikipedia` in `Bob Dylan - Wikipedia` on en.wikipedia.org; never on an IP or IDN host). A URL is not a name. Null if none is found.'
         },
         lang: {
             type: 'string',

@@ -6,6 +6,7 @@
 
 import type { RawMeta, RawTags } from '../../wasm-parser/types.js';
 import { type JsonLdFacts, readJsonLd } from './json-ld.js';
+import { siteNameFromTitle } from './title-site-name.js';
 
 /** What the extra sources read: the page's tags indexed once, its JSON-LD read when first asked for. */
 export interface ExtraPage {
@@ -20,6 +21,10 @@ export interface ExtraPage {
   htmlLang: string | null;
   /** The response's Content-Language header. */
   contentLanguage: string | null;
+  /** The first `<title>` text, raw. */
+  htmlTitle: string | null;
+  /** The URL the page was fetched from (after redirects); null when unknown. */
+  pageUrl: URL | null;
   /** The head's JSON-LD, parsed on first use (most pages never need it). */
   jsonLd(): JsonLdFacts;
 }
@@ -69,6 +74,8 @@ export const EXTRA_SOURCES = {
     meta('al:ios:app_name'),
     meta('al:iphone:app_name'),
     meta('al:android:app_name'),
+    // Last: the `<title>`'s last (else first) part, only when it spells the page's host.
+    { label: '<title> part naming the host', read: (page) => siteNameFromTitle(page.htmlTitle, page.pageUrl) },
   ],
   lang: [
     { label: '<html lang>', read: (page) => nonEmpty(page.htmlLang) },
@@ -120,8 +127,11 @@ export const EXTRA_SOURCES = {
 /** The keys the meta sources read: the index keeps only these. */
 
 
-/** Indexes the raw tags for the extra sources; `og` is rules.ts's raw og map of the same page. */
-export function indexExtraTags(tags: RawTags, og: Record<string, string>, contentLanguage: string | null): ExtraPage {
+/**
+ * Indexes the raw tags for the extra sources; `og` is rules.ts's raw og map of the same page,
+ * `contentLanguage` and `pageUrl` come from the fetch.
+ */
+export function indexExtraTags(tags: RawTags, og: Record<string, string>, contentLanguage: string | null, pageUrl: URL | null): ExtraPage {
   const metas = new Map<string, string>();
   const itemprops = new Map<string, string>();
   const themeColors: RawMeta[] = [];
@@ -150,6 +160,8 @@ export function indexExtraTags(tags: RawTags, og: Record<string, string>, conten
     themeColors,
     htmlLang: tags.lang,
     contentLanguage,
+    htmlTitle: tags.title,
+    pageUrl,
     jsonLd: () => (facts ??= readJsonLd(tags.jsonLd ?? [])),
   };
 }

@@ -31,7 +31,7 @@ type ExtraFields = Pick<Metadata, 'site_name' | 'lang' | 'author' | 'published_t
 /** Metadata of one scanned page. `safety_tags` is empty and `cors_safe` absent: enrichment adds them. */
 export function extractMetadata(tags: RawTags, prefer: Family, pageUrl: URL, options: ExtractOptions = {}): Metadata {
   const page = indexTags(tags);
-  return fromIndex(page, baseUrlOf(tags, pageUrl), prefer, pageUrl, options, extraFields(tags, page, options));
+  return fromIndex(page, baseUrlOf(tags, pageUrl), prefer, pageUrl, options, extraFields(tags, page, pageUrl, options));
 }
 
 /**
@@ -41,7 +41,7 @@ export function extractMetadata(tags: RawTags, prefer: Family, pageUrl: URL, opt
 export function extractBoth(tags: RawTags, pageUrl: URL, options: ExtractOptions = {}): Record<Family, Metadata> {
   const page = indexTags(tags);
   const base = baseUrlOf(tags, pageUrl);
-  const extra = extraFields(tags, page, options);
+  const extra = extraFields(tags, page, pageUrl, options);
   return { og: fromIndex(page, base, 'og', pageUrl, options, extra), twitter: fromIndex(page, base, 'twitter', pageUrl, options, extra) };
 }
 
@@ -65,8 +65,8 @@ function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, opti
 }
 
 /** The fields beyond docs/SPEC.md (extra-rules.ts): the same for both preferences. */
-function extraFields(tags: RawTags, page: PageTags, options: ExtractOptions): ExtraFields {
-  const extra = indexExtraTags(tags, page.og, options.contentLanguage ?? null);
+function extraFields(tags: RawTags, page: PageTags, pageUrl: URL, options: ExtractOptions): ExtraFields {
+  const extra = indexExtraTags(tags, page.og, options.contentLanguage ?? null, pageUrl);
   return {
     site_name: firstClean(EXTRA_SOURCES.site_name, extra, normalizeSiteName),
     lang: firstClean(EXTRA_SOURCES.lang, extra, normalizeLang),

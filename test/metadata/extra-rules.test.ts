@@ -41,7 +41,11 @@ table('site_name', [
   { behaviour: 'an empty og:site_name falls through', tags: page({ metas: [property('og:site_name', '  '), named('application-name', 'App')] }), expected: 'App' },
   { behaviour: 'an og:site_name that is a URL falls through', tags: page({ metas: [property('og:site_name', 'https://economy.example/'), named('application-name', 'App')] }), expected: 'App' },
   { behaviour: 'whitespace is collapsed', tags: page({ metas: [property('og:site_name', '  The \n Site ')] }), expected: 'The Site' },
-  { behaviour: 'nothing is null', tags: page({ title: 'Article – Site' }), expected: null },
+  { behaviour: 'last, the <title>\'s last part when it spells the page\'s host (example.com)', tags: page({ title: 'Article – Example' }), expected: 'Example' },
+  { behaviour: 'og:site_name wins over the <title>\'s part', tags: page({ title: 'Article – Example', metas: [property('og:site_name', 'OG Site')] }), expected: 'OG Site' },
+  { behaviour: 'every earlier source wins over the <title>\'s part (the app names)', tags: page({ title: 'Article – Example', metas: [property('al:android:app_name', 'Android')] }), expected: 'Android' },
+  { behaviour: 'a <title> part that is not the host is no site name', tags: page({ title: 'Article – Site' }), expected: null },
+  { behaviour: 'nothing is null', tags: page({ title: 'Article' }), expected: null },
 ]);
 
 table('lang', [
