@@ -5,7 +5,7 @@
 // content of a key in document order counts; an empty one is absent. `prefer` plays no part.
 
 import type { RawMeta, RawTags } from '../../wasm-parser/types.js';
-import { type JsonLdFacts, readJsonLd } from './json-ld.js';
+import { type JsonLdFacts, PageJsonLd } from './json-ld.js';
 import { siteNameFromTitle } from './title-site-name.js';
 
 /** What the extra sources read: the page's tags indexed once, its JSON-LD read when first asked for. */
@@ -26,7 +26,7 @@ export interface ExtraPage {
   /** The URL the page was fetched from (after redirects); null when unknown. */
   pageUrl: URL | null;
   /** The head's JSON-LD, parsed on first use (most pages never need it). */
-  jsonLd(): JsonLdFacts;
+  jsonLd: PageJsonLd;
 }
 
 export interface ExtraSource {
@@ -48,9 +48,9 @@ const itemprop = (key: string): ExtraSource => {
   ITEMPROPS.add(key);
   return { label: `<meta itemprop=${key}>`, read: (page) => page.itemprops.get(key) ?? null };
 };
-const jsonLd = (label: string, read: (facts: JsonLdFacts) => string | null): ExtraSource => ({
+const jsonLd = (label: string, fact: keyof JsonLdFacts): ExtraSource => ({
   label: `JSON-LD ${label}`,
-  read: (page) => read(page.jsonLd()),
+  read: (page) => page.jsonLd.fact(fact),
 });
 
 /** `<meta name=theme-color>` whose `media` is the light color scheme (whitespace and case aside). */
@@ -64,7 +64,7 @@ export const EXTRA_SOURCES = {
   site_name: [
     og('og:site_name'),
     meta('application-name'),
-    jsonLd('publisher.name', (f) => f.publisherName),
+    jsonLd('publisher.name', 'publisherName'),
     meta('publisher'),
     // The name a site gives itself for a home-screen icon, then its native apps' names.
     meta('apple-mobile-web-app-title'),
@@ -89,7 +89,7 @@ export const EXTRA_SOURCES = {
     meta('author'),
     // A profile URL more often than a name; the author normaliser skips URLs.
     meta('article:author'),
-    jsonLd('author.name', (f) => f.author),
+    jsonLd('author.name', 'author'),
     meta('article:author_name'),
     itemprop('author'),
     meta('parsely-author'),
@@ -101,7 +101,7 @@ export const EXTRA_SOURCES = {
   ],
   published_time: [
     meta('article:published_time'),
-    jsonLd('datePublished', (f) => f.datePublished),
+    jsonLd('datePublished', 'datePublished'),
     itemprop('datepublished'),
     meta('og:published_time'),
     meta('og:article:published_time'),
@@ -115,17 +115,13 @@ export const EXTRA_SOURCES = {
     meta('date'),
     meta('dc.date'),
     // When the work was made: for an article, as near as the page comes to saying when it appeared.
-    jsonLd('dateCreated', (f) => f.dateCreated),
+    jsonLd('dateCreated', 'dateCreated'),
   ],
   theme_color: [
     { label: '<meta name=theme-color> without media', read: (page) => themeColor(page, (media) => media === '') },
     { label: '<meta name=theme-color media="(prefers-color-scheme: light)">', read: (page) => themeColor(page, (media) => LIGHT_SCHEME.test(media)) },
   ],
 } satisfies Record<string, ExtraSource[]>;
-
-
-/** The keys the meta sources read: the index keeps only these. */
-
 
 /**
  * Indexes the raw tags for the extra sources; `og` is rules.ts's raw og map of the same page,
@@ -152,7 +148,6 @@ export function indexExtraTags(tags: RawTags, og: Record<string, string>, conten
       if (ITEMPROPS.has(prop) && !itemprops.has(prop)) itemprops.set(prop, content);
     }
   }
-  let facts: JsonLdFacts | null = null;
   return {
     og,
     metas,
@@ -162,7 +157,7 @@ export function indexExtraTags(tags: RawTags, og: Record<string, string>, conten
     contentLanguage,
     htmlTitle: tags.title,
     pageUrl,
-    jsonLd: () => (facts ??= readJsonLd(tags.jsonLd ?? [])),
+    jsonLd: new PageJsonLd(tags.jsonLd ?? []),
   };
 }
 

@@ -42,6 +42,38 @@ const MAIN_KINDS = [0, 1, 2];
 const WEBSITE = 3;
 const ORGANIZATION = 4;
 
+/**
+ * The keys or type names a script must mention for a fact to be there: a page whose JSON-LD names
+ * none of them has no value for it, and its JSON-LD is not parsed for that fact. A key written
+ * with JSON escapes (`"\u0061uthor"`) is not seen; no page writes one.
+ */
+const FACT_MARKERS: Record<keyof JsonLdFacts, readonly string[]> = {
+  author: ['"author"', '"creator"'],
+  datePublished: ['"datePublished"'],
+  dateCreated: ['"dateCreated"'],
+  publisherName: ['"publisher"', 'WebSite', 'Organization', 'Corporation'],
+};
+
+/**
+ * A page's JSON-LD facts, each read when first asked for: the texts are parsed at most once, and
+ * not at all when no script mentions what the fact is read from (most pages that reach a JSON-LD
+ * source lack that fact, and parsing is most of the cost of reading one).
+ */
+export class PageJsonLd {
+  private facts: JsonLdFacts | null = null;
+
+  constructor(private readonly texts: readonly string[]) {}
+
+  fact(name: keyof JsonLdFacts): string | null {
+    if (this.facts === null) {
+      const markers = FACT_MARKERS[name];
+      if (!this.texts.some((text) => markers.some((marker) => text.includes(marker)))) return null;
+      this.facts = readJsonLd(this.texts);
+    }
+    return this.facts[name];
+  }
+}
+
 /** Reads the facts from a page's JSON-LD texts; bad JSON is skipped, never thrown. */
 export function readJsonLd(texts: readonly string[]): JsonLdFacts {
   const graph = new Graph();

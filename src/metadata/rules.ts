@@ -92,37 +92,51 @@ export function indexTags(tags: RawTags): PageTags {
   let ogKeys = 0;
   let twitterKeys = 0;
   let metaDescriptionValue: string | null = null;
+  // The content of the meta being read, for recordFamily (one closure per page, not per tag).
+  let familyContent: string | null = null;
+  const recordFamily = (key: string): void => {
+    if (key.startsWith('og:')) {
+      if (ogKeys < FIELD_LIMITS.rawKeys || key in og) ogKeys += record(og, key, familyContent!);
+    } else if (key.startsWith('twitter:')) {
+      if (twitterKeys < FIELD_LIMITS.rawKeys || key in twitter) twitterKeys += record(twitter, key, familyContent!);
+    }
+  };
   for (const meta of tags.metas) {
     const content = meta.content;
     // Early Twitter Card markup put the content in value= (and open-graph-scraper reads it).
-    const familyContent = content ?? meta.value ?? null;
-    if (familyContent !== null) {
-      for (const key of keysOf(meta.property, meta.name)) {
-        if (key.startsWith('og:')) {
-          if (ogKeys < FIELD_LIMITS.rawKeys || key in og) ogKeys += record(og, key, familyContent);
-        } else if (key.startsWith('twitter:')) {
-          if (twitterKeys < FIELD_LIMITS.rawKeys || key in twitter) twitterKeys += record(twitter, key, familyContent);
-        }
-      }
-    }
+    familyContent = content ?? meta.value ?? null;
+    const name = meta.name === null ? null : meta.name.trim().toLowerCase();
+    if (familyContent !== null) forEachKey(meta.property, name, recordFamily);
     if (content === null) continue;
-    if (metaDescriptionValue === null && meta.name !== null && meta.name.trim().toLowerCase() === 'description') {
-      metaDescriptionValue = nonEmpty(content);
-    }
+    if (metaDescriptionValue === null && name === 'description') metaDescriptionValue = nonEmpty(content);
   }
   return { og, twitter, metaDescription: metaDescriptionValue, htmlTitle: tags.title, links: tags.links };
 }
 
 /**
- * The og:/twitter: keys a meta names, lower-cased. `property` is an RDFa list of space-separated
- * terms (`property="og:title twitter:title"`: both); a tag may carry both attributes
- * (`property="og:title" name="twitter:title"`): each key counts.
+ * Calls `use` with each key a meta names, lower-cased, once each. `property` is an RDFa list of
+ * space-separated terms (`property="og:title twitter:title"`: both); a tag may carry both
+ * attributes (`property="og:title" name="twitter:title"`): each key counts. `name` comes trimmed
+ * and lower-cased. Most tags name one key: that case allocates no list.
  */
-function keysOf(property: string | null, name: string | null): string[] {
-  const keys = property === null ? [] : property.toLowerCase().split(/\s+/);
-  if (name !== null) keys.push(name.trim().toLowerCase());
-  return keys.filter((key, i) => key !== '' && keys.indexOf(key) === i);
+function forEachKey(property: string | null, name: string | null, use: (key: string) => void): void {
+  let single: string | null = null;
+  if (property !== null) {
+    const terms = property.trim().toLowerCase();
+    if (!WHITESPACE.test(terms)) single = terms;
+    else {
+      const seen = terms.split(WHITESPACE);
+      for (let i = 0; i < seen.length; i++) if (seen.indexOf(seen[i]!) === i) use(seen[i]!);
+      if (name !== null && name !== '' && !seen.includes(name)) use(name);
+      return;
+    }
+  }
+  if (single !== null && single !== '') use(single);
+  if (name !== null && name !== '' && name !== single) use(name);
 }
+
+/** Any HTML whitespace run: the separator of RDFa's term lists. */
+const WHITESPACE = /\s+/;
 
 /**
  * First non-empty occurrence wins; the first empty one holds the key until then. Returns 1 when the key
