@@ -29,7 +29,7 @@ export const proxied = (base: string, imageUrl: string) => `${base}/v1/cors-prox
 
 /**
  * A refused request (429: the client's budget is spent, docs/SPEC.md "Limits"; 503: the service
- * is overloaded) is asked again after its Retry-After, in seconds (1 s when it has none): at most
+ * is overloaded) is asked again after its Retry-After, in seconds or until its date (1 s when it has none): at most
  * RETRIES times, waiting at most MAX_WAIT_S each time, so a page of many cards settles within a minute
  * or two and a permanently refusing service still ends in the error state.
  */
@@ -54,7 +54,9 @@ export async function fetchMetadata(base: string, url: string, signal: AbortSign
       if (!metadataProblem(data, '')) return data as Metadata;
       const status = response?.status;
       if ((status == 429 || status == 503) && retries) {
-        await pause(Math.min(Number(response.headers.get('retry-after')) || 1, MAX_WAIT_S) * 1000, signal);
+        const after = response.headers.get('retry-after');
+        // Seconds, or an HTTP-date (RFC 9110 10.2.3), as a proxy in front of the API may send it.
+        await pause(Math.min(Number(after) || (Date.parse(after!) - Date.now()) / 1000 || 1, MAX_WAIT_S) * 1000, signal);
         continue;
       }
       const reason = (error as { reason?: unknown } | undefined)?.reason;

@@ -31,7 +31,9 @@ export class LinkPeekPreview extends HTMLElement {
     (entries) => {
       for (const entry of entries) if (entry.isIntersecting) (entry.target as LinkPeekPreview).#start?.();
     },
-    { rootMargin: NEAR_VIEWPORT },
+    // scrollMargin: the same margin inside a scrolling container (a feed, a chat pane), whose own
+    // clip rootMargin does not widen; browsers without it ignore it and start cards on sight there.
+    { rootMargin: NEAR_VIEWPORT, scrollMargin: NEAR_VIEWPORT },
   );
 
   #internals = this.attachInternals();

@@ -51,6 +51,12 @@ test.before(async () => {
       '/grid': testPageHtml(component, `${RECORD_SETTLES}<style>body{display:grid;grid-template-columns:repeat(5,1fr);gap:8px}</style>${cardsHtml(urls)}`),
       // One card in view, one far below the fold.
       '/long': testPageHtml(component, cardsHtml([`${upstream.origin}/article-0?long`, `${upstream.origin}/article-1?long`], '<div style="height:3000px"></div>')),
+      // A 300 px scrolling pane in view: a card at its top, one 50 px below its visible part, one far below.
+      '/pane':
+        testPageHtml(component, `<div id="pane" style="height:300px;overflow:auto">` +
+          `<div style="height:350px">${cardsHtml([`${upstream.origin}/article-2?pane`])}</div>` +
+          `<div style="height:2000px">${cardsHtml([`${upstream.origin}/article-3?pane`]).replace('card-0', 'card-1')}</div>` +
+          `${cardsHtml([`${upstream.origin}/article-4?pane`]).replace('card-0', 'card-2')}</div>`),
     },
   });
 });
@@ -107,6 +113,33 @@ test('an off-screen card makes no request until it is scrolled near the viewport
   }
 });
 
+test('in a scrolling pane a card starts when it nears the pane\'s visible part, not only once it is scrolled into sight', async () => {
+  const tab = await openPage(browser);
+  try {
+    const [top, below, far] = [2, 3, 4].map((i) => `${upstream.origin}/article-${i}?pane`);
+    const askedBelow = tab.page.waitForRequest(apiUrl(below!));
+    await tab.reset(`${embedder.baseUrl}/pane`);
+    await askedBelow;
+    await waitForState(tab.page, 'ready', 'card-1');
+    assert.ok(
+      await tab.page.evaluate(() => document.getElementById('card-1')!.getBoundingClientRect().top > document.getElementById('pane')!.getBoundingClientRect().bottom),
+      'the card is below the pane\'s visible part',
+    );
+    assert.equal(tab.requested.filter((url) => url.includes('/v1/metadata')).sort(), [apiUrl(top!), apiUrl(below!)].sort());
+    // Scrolled inside the pane to 100 px above the far card: still hidden, near enough to ask.
+    const askedFar = tab.page.waitForRequest(apiUrl(far!));
+    await tab.page.evaluate(() => {
+      const pane = document.getElementById('pane')!;
+      pane.scrollBy(0, document.getElementById('card-2')!.getBoundingClientRect().top - pane.getBoundingClientRect().bottom - 100);
+    });
+    await askedFar;
+    await waitForState(tab.page, 'ready', 'card-2');
+    assert.is((await readCard(tab.page, 'card-2')).title, 'Article 4');
+  } finally {
+    await tab.close();
+  }
+});
+
 test('an API that keeps refusing ends in the error state after 3 retries', async () => {
   // Always 429 with Retry-After: 1, as the service answers a blocked client (CORS included).
   let asked = 0;
@@ -129,6 +162,37 @@ test('an API that keeps refusing ends in the error state after 3 retries', async
     await waitForState(tab.page, 'error', 'card-0', 15_000);
     assert.is(asked, 4, 'the first request and 3 retries');
     assert.is((await readCard(tab.page, 'card-0')).href, 'http://127.0.0.1:9/refused');
+  } finally {
+    await tab.close();
+    refusing.closeAllConnections();
+    await new Promise<void>((resolve) => refusing.close(() => resolve()));
+  }
+});
+
+test('a Retry-After given as an HTTP-date is waited out until that date, not read as 1 s', async () => {
+  // A proxy in front of the API may send the date form (RFC 9110 10.2.3): 3 s ahead, whole seconds.
+  const arrivals: number[] = [];
+  const refusing = http.createServer((_req, res) => {
+    arrivals.push(Date.now());
+    const retryAt = new Date((Math.floor(Date.now() / 1000) + 3) * 1000).toUTCString();
+    res
+      .writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAt, 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Retry-After' })
+      .end('{"code":429,"message":"Too many requests."}');
+  });
+  await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+  const tab = await openPage(browser);
+  try {
+    await tab.reset(`${embedder.baseUrl}/long`);
+    const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    await tab.page.evaluate((endpoint) => {
+      const card = document.getElementById('card-0')!;
+      card.dataset.endpoint = endpoint;
+      card.dataset.url = 'http://127.0.0.1:9/dated';
+    }, endpoint);
+    for (let waited = 0; arrivals.length < 2 && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.is(arrivals.length, 2, 'the card asked again');
+    // The date is 2 to 3 s after the first request (it is rounded down to a whole second).
+    assert.ok(arrivals[1]! - arrivals[0]! >= 1900, `asked again after ${arrivals[1]! - arrivals[0]!} ms`);
   } finally {
     await tab.close();
     refusing.closeAllConnections();
