@@ -166,7 +166,7 @@ function emptyImage(url: string | null): ImageMetadata {
 }
 
 /** The first source's value that survives `clean`: the rules tables' one reading. */
-function firstClean<P>(sources: { read(page: P): string | null }[], page: P, clean: (raw: string) => string | null): string | null {
+function firstClean<P>(sources: readonly { read(page: P): string | null }[], page: P, clean: (raw: string) => string | null): string | null {
   for (const source of sources) {
     const raw = source.read(page);
     if (raw === null) continue;

@@ -126,11 +126,17 @@ function offsetMinutes(zone: string): number | null {
 
 function instant(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number, offset: number | null): string | null {
   if (offset === null || year < DATE_YEARS.min || year > DATE_YEARS.max) return null;
-  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return null;
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
   // RFC 3339 allows second 60 (a leap second): it is read as the next second.
   if (hour > 23 || minute > 59 || second > 60) return null;
   const time = Date.UTC(year, month - 1, day, hour, minute, second, ms) - offset * 60_000;
   return time === 0 ? null : new Date(time).toISOString();
+}
+
+/** Days in `month` (1–12) of `year`, Gregorian. */
+function daysIn(year: number, month: number): number {
+  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
 }
 
 /** Hex colors of 3, 4, 6 or 8 digits. */

@@ -30,11 +30,14 @@ const ELLIPSIS = '…';
 const WHITESPACE = /\s+/g;
 /** C0/C1 control characters other than whitespace: never meant to be shown. */
 const CONTROLS = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f]/g;
+/** What either replacement would change: a control character, whitespace other than one space, or two spaces. */
+const UNCLEAN = /[\u0000-\u001f\u007f-\u009f]|[^\S ]| {2}/;
 
 /** Trims, collapses whitespace, drops control characters, cuts to `max` code points; '' → null. */
 export function normalizeText(raw: string | null | undefined, max: number): string | null {
   if (raw === null || raw === undefined) return null;
-  const text = raw.replace(CONTROLS, '').replace(WHITESPACE, ' ').trim();
+  // Most values have nothing to drop or collapse: they are only trimmed, with no copies made.
+  const text = (UNCLEAN.test(raw) ? raw.replace(CONTROLS, '').replace(WHITESPACE, ' ') : raw).trim();
   if (text === '') return null;
   return cut(text, max);
 }

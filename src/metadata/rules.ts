@@ -55,7 +55,11 @@ export const FIELD_SOURCES = {
 export type FamilyField = keyof typeof FIELD_SOURCES;
 
 /** The sources of `field` in the order `prefer` gives them. */
-export function sourcesFor(field: FamilyField, prefer: Family): Source[] {
+export function sourcesFor(field: FamilyField, prefer: Family): readonly Source[] {
+  return ORDERED_SOURCES[prefer][field];
+}
+
+function orderSources(field: FamilyField, prefer: Family): Source[] {
   const table = FIELD_SOURCES[field];
   const other: Family = prefer === 'og' ? 'twitter' : 'og';
   return [
@@ -64,6 +68,14 @@ export function sourcesFor(field: FamilyField, prefer: Family): Source[] {
     ...table.fallback,
   ];
 }
+
+/** Each field's sources in both orders, built once: extraction reads them for every page. */
+const ORDERED_SOURCES = Object.fromEntries(
+  (['og', 'twitter'] as const).map((prefer) => [
+    prefer,
+    Object.fromEntries((Object.keys(FIELD_SOURCES) as FamilyField[]).map((field) => [field, orderSources(field, prefer)])),
+  ]),
+) as Record<Family, Record<FamilyField, Source[]>>;
 
 /** The image's details: always the first og:image:* tags, whichever source won the URL. */
 export const IMAGE_DETAIL_KEYS = {
@@ -149,10 +161,17 @@ function record(map: Record<string, string>, key: string, content: string): numb
   return existing === undefined ? 1 : 0;
 }
 
-/** `rel` is a set of space-separated, case-insensitive tokens (HTML "link types"). */
+/** `rel` is a set of space-separated, case-insensitive tokens (HTML "link types"); `token` is lower-case. */
 export function hasRel(link: RawLink, token: string): boolean {
-  return link.rel.toLowerCase().split(/[\t\n\f\r ]+/).includes(token);
+  const rel = link.rel;
+  // Most links carry one token: compared without a list (and without lower-casing a longer one).
+  if (!REL_SEPARATOR.test(rel)) return rel.length === token.length && rel.toLowerCase() === token;
+  return rel.toLowerCase().split(REL_SEPARATORS).includes(token);
 }
+
+/** HTML's ASCII whitespace, which separates the tokens of `rel`. */
+const REL_SEPARATOR = /[\t\n\f\r ]/;
+const REL_SEPARATORS = /[\t\n\f\r ]+/;
 
 function isSvg(link: RawLink): boolean {
   if (link.type !== null && link.type.trim().toLowerCase().startsWith('image/svg+xml')) return true;

@@ -77,7 +77,8 @@ export function siteNameFromTitle(title: string | null, pageUrl: URL | null): st
  * address, a single-label host, and an IDN (its punycode label spells nothing a title shows).
  */
 function hostLabel(pageUrl: URL): string | null {
-  const label = getDomainWithoutSuffix(pageUrl.hostname, { allowPrivateDomains: true });
+  // A URL's hostname is already extracted and valid (WHATWG URL): tldts need not do either again.
+  const label = getDomainWithoutSuffix(pageUrl.hostname, { allowPrivateDomains: true, extractHostname: false, validateHostname: false });
   if (!label || label.startsWith('xn--') || !PLAIN_LABEL.test(label)) return null;
   const key = label.replaceAll('-', '');
   return key === '' ? null : key;
