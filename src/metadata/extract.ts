@@ -31,7 +31,8 @@ type ExtraFields = Pick<Metadata, 'site_name' | 'lang' | 'author' | 'published_t
 /** Metadata of one scanned page. `safety_tags` is empty and `cors_safe` absent: enrichment adds them. */
 export function extractMetadata(tags: RawTags, prefer: Family, pageUrl: URL, options: ExtractOptions = {}): Metadata {
   const page = indexTags(tags);
-  return fromIndex(page, baseUrlOf(tags, pageUrl), prefer, pageUrl, options, extraFields(tags, page, pageUrl, options));
+  const base = baseUrlOf(tags, pageUrl);
+  return fromIndex(page, base, prefer, pageUrl, options, extraFields(tags, page, pageUrl, options), pickFavicon(page, base, pageUrl));
 }
 
 /**
@@ -42,10 +43,16 @@ export function extractBoth(tags: RawTags, pageUrl: URL, options: ExtractOptions
   const page = indexTags(tags);
   const base = baseUrlOf(tags, pageUrl);
   const extra = extraFields(tags, page, pageUrl, options);
-  return { og: fromIndex(page, base, 'og', pageUrl, options, extra), twitter: fromIndex(page, base, 'twitter', pageUrl, options, extra) };
+  // The favicon does not depend on the preference: found once, each object gets its own copy
+  // (the image enrichment fills both in place).
+  const favicon = pickFavicon(page, base, pageUrl);
+  return {
+    og: fromIndex(page, base, 'og', pageUrl, options, extra, favicon),
+    twitter: fromIndex(page, base, 'twitter', pageUrl, options, extra, { ...favicon }),
+  };
 }
 
-function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, options: ExtractOptions, extra: ExtraFields): Metadata {
+function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, options: ExtractOptions, extra: ExtraFields, favicon: ImageMetadata): Metadata {
   const first = (field: Parameters<typeof sourcesFor>[0], clean: (raw: string) => string | null) =>
     firstClean(sourcesFor(field, prefer), page, clean);
   return {
@@ -54,7 +61,7 @@ function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, opti
     url: first('url', (raw) => normalizeUrl(raw, base)) ?? requestedFallback(pageUrl, options),
     image: pickImage(page, prefer, base),
     type: first('type', (raw) => normalizeText(raw, FIELD_LIMITS.type)),
-    favicon: pickFavicon(page, base, pageUrl),
+    favicon,
     og: page.og,
     twitter: page.twitter,
     safety_tags: [],
