@@ -81,13 +81,13 @@ export const MetadataSchema = {
         author: {
             type: 'string',
             nullable: true,
-            description: 'Author of the page, beyond SPEC.md. Order: `<meta name=author>`, then `article:author` when it is not a URL, then the JSON-LD `author.name` of the main entity (several authors are joined with ", "; `creator` when there is no `author`), then `article:author_name`, `itemprop=author`, `parsely-author`, `sailthru.author`, `byl`, `DC.creator`, `citation_author`. A URL is not an author; a leading "By " is dropped. Null if none is found.'
+            description: 'Author of the page, beyond SPEC.md. Order: `<meta name=author>`, then `article:author` when it is not a URL, then `og:article:author` when it is not a URL, then the JSON-LD `author.name` of the main entity (several authors are joined with ", "; `creator` when there is no `author`), then `article:author_name`, `itemprop=author`, `parsely-author`, `sailthru.author`, `byl`, `DC.creator`, `citation_author`. A URL is not an author; a leading "By " is dropped. Null if none is found.'
         },
         published_time: {
             type: 'string',
             format: 'date-time',
             nullable: true,
-            description: 'When the page was published, as an ISO 8601 instant in UTC (`2024-05-01T09:30:00.000Z`), beyond SPEC.md. Order: `article:published_time`, then the JSON-LD `datePublished`, then common meta dates (`itemprop=datePublished`, `og:published_time`, `article:published`, `parsely-pub-date`, `sailthru.date`, `DC.date.issued`, `pubdate`, `date`, `DC.date`, …), then the JSON-LD `dateCreated`. Read are ISO 8601 / RFC 3339 dates and times and RFC 2822 dates; a date without a time is taken at 00:00 UTC, a time without an offset as UTC; any other format, an impossible date and a year outside 1800–2199 are skipped. Null if none is found.'
+            description: 'When the page was published, as an ISO 8601 instant in UTC (`2024-05-01T09:30:00.000Z`), beyond SPEC.md. Order: `article:published_time`, then the JSON-LD `datePublished`, then common meta dates (`itemprop=datePublished`, `og:published_time`, `article:published`, `parsely-pub-date`, `sailthru.date`, `DC.date.issued`, `pubdate`, `date`, `DC.date`, …), then `citation_publication_date`, `citation_date`, `music:release_date`, `published_at`, `citation_online_date`, then the JSON-LD `dateCreated`. Read are ISO 8601 / RFC 3339 dates and times, RFC 2822 dates, and dates alone as `2022/09/01` (year first), `2012 Nov 26` and `Dec 20, 2006` (English month names, abbreviated or in full); a date without a time is taken at 00:00 UTC, a time without an offset as UTC; any other format, an impossible date and a year outside 1800–2199 are skipped. Null if none is found.'
         },
         theme_color: {
             type: 'string',

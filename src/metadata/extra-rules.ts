@@ -89,6 +89,8 @@ export const EXTRA_SOURCES = {
     meta('author'),
     // A profile URL more often than a name; the author normaliser skips URLs.
     meta('article:author'),
+    // The same tag with a redundant `og:` prefix (BBC News, Reuters, Naver blogs): right after it.
+    meta('og:article:author'),
     jsonLd('author.name', 'author'),
     meta('article:author_name'),
     itemprop('author'),
@@ -114,6 +116,22 @@ export const EXTRA_SOURCES = {
     meta('publishdate'),
     meta('date'),
     meta('dc.date'),
+    // The scholarly and music tags come after every tag above: where a page has both, those
+    // state the page's own date, and these are often coarser (bioRxiv's citation_publication_date
+    // is 2020/01/01 beside a DC.date of 2020-03-27; Nature's is the issue's month, `2021/08`).
+    // Highwire Press / Google Scholar: the work's publication date, by that name, first…
+    meta('citation_publication_date'),
+    // …then the older Highwire name for the same date (arXiv and PLOS still write it).
+    meta('citation_date'),
+    // Open Graph music (album, song, episode pages): when the work was released, the nearest the
+    // page comes to a publication date; it names the release, not the publication, so after both.
+    meta('music:release_date'),
+    // No standard's key, a site's own (Engadget's): its meaning is the name's only, so after the
+    // keys that some vocabulary defines.
+    meta('published_at'),
+    // Highwire: when this version went online, which may be years after the work appeared
+    // (arXiv's is its latest revision's: 2023/08/02 for a paper of 2017/06/12): the weakest.
+    meta('citation_online_date'),
     // When the work was made: for an article, as near as the page comes to saying when it appeared.
     jsonLd('dateCreated', 'dateCreated'),
   ],

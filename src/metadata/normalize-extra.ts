@@ -86,15 +86,27 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.
 const RFC_2822 =
   /^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s*)?(\d{1,2})\s+(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+(\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s+(GMT|UTC?|Z|[+-]\d{4}|[ECMP][SD]T)$/i;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+/** An English month, its 3-letter abbreviation or its full name (case aside). */
+const MONTH = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+/**
+ * Dates alone in the orders that cannot be misread, as scholarly and other pages write them:
+ * `2022/09/01` (also `2022/9/1`; year first, so month before day), `2012 Nov 26` and
+ * `Dec 20, 2006` / `December 20, 2006`. Not `05/29/2007` (US or European order?), not
+ * `20190806`, not asctime (`Tue May 24 05:55:00 2016`).
+ */
+const SLASH_DATE = /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/;
+const YEAR_MONTH_DAY = new RegExp(`^(\\d{4})\\s+${MONTH}\\s+(\\d{1,2})$`, 'i');
+const MONTH_DAY_YEAR = new RegExp(`^${MONTH}\\s+(\\d{1,2}),\\s+(\\d{4})$`, 'i');
 /** RFC 2822 4.3's North American zones, in minutes east of UTC. */
 const US_ZONES: Record<string, number> = { est: -300, edt: -240, cst: -360, cdt: -300, mst: -420, mdt: -360, pst: -480, pdt: -420 };
 
 /**
  * A publication date as an ISO 8601 instant (`2024-05-01T09:30:00.000Z`), or null. Accepts the
- * forms of ISO_DATE and RFC_2822 only (no Date.parse guessing). A date without a time is taken at
- * 00:00 UTC, a time without an offset as UTC. Out-of-range parts (month 13, 30 February, 25:00,
- * an offset past ±23:59), years outside DATE_YEARS and the Unix epoch itself (a zero written
- * out as a date) are null.
+ * forms of ISO_DATE and RFC_2822, then (tried only when those fail) the dates alone of
+ * SLASH_DATE, YEAR_MONTH_DAY and MONTH_DAY_YEAR; no Date.parse guessing. A date without a time
+ * is taken at 00:00 UTC, a time without an offset as UTC. Out-of-range parts (month 13,
+ * 30 February, 25:00, an offset past ±23:59), years outside DATE_YEARS and the Unix epoch
+ * itself (a zero written out as a date) are null.
  */
 export function normalizeDate(raw: string): string | null {
   const text = raw.trim();
@@ -112,7 +124,23 @@ export function normalizeDate(raw: string): string | null {
     const offset = /^[+-]/.test(name) ? offsetMinutes(name) : (US_ZONES[name] ?? 0);
     return instant(+y!, MONTHS.indexOf(mon!.toLowerCase()) + 1, +d!, +h!, +mi!, +s, 0, offset);
   }
+  return dateAlone(text);
+}
+
+/** The forms of SLASH_DATE, YEAR_MONTH_DAY and MONTH_DAY_YEAR, at 00:00 UTC; else null. */
+function dateAlone(text: string): string | null {
+  const slash = SLASH_DATE.exec(text);
+  if (slash) return instant(+slash[1]!, +slash[2]!, +slash[3]!, 0, 0, 0, 0, 0);
+  const ymd = YEAR_MONTH_DAY.exec(text);
+  if (ymd) return instant(+ymd[1]!, monthNumber(ymd[2]!), +ymd[3]!, 0, 0, 0, 0, 0);
+  const mdy = MONTH_DAY_YEAR.exec(text);
+  if (mdy) return instant(+mdy[3]!, monthNumber(mdy[1]!), +mdy[2]!, 0, 0, 0, 0, 0);
   return null;
+}
+
+/** `Nov`, `NOVEMBER` → 11 (MONTH has matched, so its first three letters name it). */
+function monthNumber(name: string): number {
+  return MONTHS.indexOf(name.slice(0, 3).toLowerCase()) + 1;
 }
 
 /** `+05:30`, `-0800`, `+01` → minutes east of UTC; null when past ±23:59. */
