@@ -32,7 +32,8 @@ type ExtraFields = Pick<Metadata, 'site_name' | 'lang' | 'author' | 'published_t
 export function extractMetadata(tags: RawTags, prefer: Family, pageUrl: URL, options: ExtractOptions = {}): Metadata {
   const page = indexTags(tags);
   const base = baseUrlOf(tags, pageUrl);
-  return fromIndex(page, base, prefer, pageUrl, options, extraFields(tags, page, pageUrl, options), pickFavicon(page, base, pageUrl));
+  const extra = extraFields(tags, page, pageUrl, options);
+  return fromIndex(page, urlResolver(base), prefer, pageUrl, options, extra, pickFavicon(page, base, pageUrl));
 }
 
 /**
@@ -46,20 +47,40 @@ export function extractBoth(tags: RawTags, pageUrl: URL, options: ExtractOptions
   // The favicon does not depend on the preference: found once, each object gets its own copy
   // (the image enrichment fills both in place).
   const favicon = pickFavicon(page, base, pageUrl);
+  // Both preferences often resolve the same og:url or og:image: each raw URL is parsed once.
+  const resolve = urlResolver(base);
   return {
-    og: fromIndex(page, base, 'og', pageUrl, options, extra, favicon),
-    twitter: fromIndex(page, base, 'twitter', pageUrl, options, extra, { ...favicon }),
+    og: fromIndex(page, resolve, 'og', pageUrl, options, extra, favicon),
+    twitter: fromIndex(page, resolve, 'twitter', pageUrl, options, extra, { ...favicon }),
   };
 }
 
-function fromIndex(page: PageTags, base: URL, prefer: Family, pageUrl: URL, options: ExtractOptions, extra: ExtraFields, favicon: ImageMetadata): Metadata {
+/** normalizeUrl against `base`, remembering each raw value's answer for this page. */
+function urlResolver(base: URL): (raw: string) => string | null {
+  const known = new Map<string, string | null>();
+  return (raw) => {
+    let url = known.get(raw);
+    if (url === undefined) known.set(raw, (url = normalizeUrl(raw, base)));
+    return url;
+  };
+}
+
+function fromIndex(
+  page: PageTags,
+  resolve: (raw: string) => string | null,
+  prefer: Family,
+  pageUrl: URL,
+  options: ExtractOptions,
+  extra: ExtraFields,
+  favicon: ImageMetadata,
+): Metadata {
   const first = (field: Parameters<typeof sourcesFor>[0], clean: (raw: string) => string | null) =>
     firstClean(sourcesFor(field, prefer), page, clean);
   return {
     title: first('title', (raw) => normalizeText(raw, FIELD_LIMITS.title)),
     description: first('description', (raw) => normalizeText(raw, FIELD_LIMITS.description)),
-    url: first('url', (raw) => normalizeUrl(raw, base)) ?? requestedFallback(pageUrl, options),
-    image: pickImage(page, prefer, base),
+    url: first('url', resolve) ?? requestedFallback(pageUrl, options),
+    image: pickImage(page, prefer, resolve),
     type: first('type', (raw) => normalizeText(raw, FIELD_LIMITS.type)),
     favicon,
     og: page.og,
@@ -133,8 +154,8 @@ export function baseUrlOf(tags: RawTags, pageUrl: URL): URL {
  * The preview image: the first source that resolves to an http(s) URL. Its type, width, height and
  * size come from the first og:image:type/width/height/size; null ones are for the image probe.
  */
-export function pickImage(page: PageTags, prefer: Family, base: URL): ImageMetadata {
-  const url = firstClean(sourcesFor('image', prefer), page, (raw) => normalizeUrl(raw, base));
+function pickImage(page: PageTags, prefer: Family, resolve: (raw: string) => string | null): ImageMetadata {
+  const url = firstClean(sourcesFor('image', prefer), page, resolve);
   if (url === null) return emptyImage(null);
   return {
     url,
