@@ -140,13 +140,17 @@ test('in a scrolling pane a card starts when it nears the pane\'s visible part, 
   }
 });
 
-test('an API that keeps refusing ends in the error state after 3 retries', async () => {
-  // Always 429 with Retry-After: 1, as the service answers a blocked client (CORS included).
-  let asked = 0;
+/**
+ * An API that answers every request 429 with the Retry-After `retryAfter()` gives (CORS included,
+ * as the service answers a blocked client), and a tab whose card-0 asks it for `pageUrl` until
+ * `settled` resolves. Returns when each request arrived.
+ */
+async function againstRefusingApi(retryAfter: () => string, pageUrl: string, settled: (tab: TestPage, arrivals: number[]) => Promise<void>): Promise<number[]> {
+  const arrivals: number[] = [];
   const refusing = http.createServer((_req, res) => {
-    asked++;
+    arrivals.push(Date.now());
     res
-      .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1', 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Retry-After' })
+      .writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter(), 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Retry-After' })
       .end('{"code":429,"message":"Too many requests."}');
   });
   await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
@@ -154,50 +158,37 @@ test('an API that keeps refusing ends in the error state after 3 retries', async
   try {
     await tab.reset(`${embedder.baseUrl}/long`);
     const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
-    await tab.page.evaluate((endpoint) => {
+    await tab.page.evaluate(([endpoint, url]) => {
       const card = document.getElementById('card-0')!;
       card.dataset.endpoint = endpoint;
-      card.dataset.url = 'http://127.0.0.1:9/refused';
-    }, endpoint);
-    await waitForState(tab.page, 'error', 'card-0', 15_000);
-    assert.is(asked, 4, 'the first request and 3 retries');
-    assert.is((await readCard(tab.page, 'card-0')).href, 'http://127.0.0.1:9/refused');
+      card.dataset.url = url;
+    }, [endpoint, pageUrl] as const);
+    await settled(tab, arrivals);
+    return arrivals;
   } finally {
     await tab.close();
     refusing.closeAllConnections();
     await new Promise<void>((resolve) => refusing.close(() => resolve()));
   }
+}
+
+test('an API that keeps refusing ends in the error state after 3 retries', async () => {
+  const arrivals = await againstRefusingApi(() => '1', 'http://127.0.0.1:9/refused', async (tab) => {
+    await waitForState(tab.page, 'error', 'card-0', 15_000);
+    assert.is((await readCard(tab.page, 'card-0')).href, 'http://127.0.0.1:9/refused');
+  });
+  assert.is(arrivals.length, 4, 'the first request and 3 retries');
 });
 
 test('a Retry-After given as an HTTP-date is waited out until that date, not read as 1 s', async () => {
   // A proxy in front of the API may send the date form (RFC 9110 10.2.3): 3 s ahead, whole seconds.
-  const arrivals: number[] = [];
-  const refusing = http.createServer((_req, res) => {
-    arrivals.push(Date.now());
-    const retryAt = new Date((Math.floor(Date.now() / 1000) + 3) * 1000).toUTCString();
-    res
-      .writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAt, 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Retry-After' })
-      .end('{"code":429,"message":"Too many requests."}');
-  });
-  await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
-  const tab = await openPage(browser);
-  try {
-    await tab.reset(`${embedder.baseUrl}/long`);
-    const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
-    await tab.page.evaluate((endpoint) => {
-      const card = document.getElementById('card-0')!;
-      card.dataset.endpoint = endpoint;
-      card.dataset.url = 'http://127.0.0.1:9/dated';
-    }, endpoint);
+  const threeSecondsOn = () => new Date((Math.floor(Date.now() / 1000) + 3) * 1000).toUTCString();
+  const arrivals = await againstRefusingApi(threeSecondsOn, 'http://127.0.0.1:9/dated', async (_tab, arrivals) => {
     for (let waited = 0; arrivals.length < 2 && waited < 10_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.is(arrivals.length, 2, 'the card asked again');
-    // The date is 2 to 3 s after the first request (it is rounded down to a whole second).
-    assert.ok(arrivals[1]! - arrivals[0]! >= 1900, `asked again after ${arrivals[1]! - arrivals[0]!} ms`);
-  } finally {
-    await tab.close();
-    refusing.closeAllConnections();
-    await new Promise<void>((resolve) => refusing.close(() => resolve()));
-  }
+  });
+  assert.ok(arrivals.length >= 2, 'the card asked again');
+  // The date is 2 to 3 s after the first request (it is rounded down to a whole second).
+  assert.ok(arrivals[1]! - arrivals[0]! >= 1900, `asked again after ${arrivals[1]! - arrivals[0]!} ms`);
 });
 
 test.run();
