@@ -120,7 +120,7 @@ function repoPath(url: string): string {
 
 /** Where a frame's code lives: src/api, wasm-parser/x.js, node_modules/<pkg>, node:internal/…, (garbage collector)… */
 function groupOf(url: string, name: string): string {
-  if (!url) return name.startsWith('(') ? name : `(native) ${name}`;
+  if (!url) return name.startsWith('(') ? name : `(native) ${name.length > 80 ? `${name.slice(0, 80)}…` : name}`;
   if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/').slice(0, 2).join('/');
   if (url.startsWith('wasm:')) return 'wasm';
   const nm = url.lastIndexOf('/node_modules/');
