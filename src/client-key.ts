@@ -26,7 +26,17 @@ export function clientOf(address: string): Client {
   }
 }
 
-/** The key a client's address is counted under (clientOf). */
+/** Distinct addresses whose key is kept: a busy instance sees the same clients over and over. */
+const KEYS_KEPT = 1024;
+const keys = new Map<string, string>();
+
+/** The key a client's address is counted under (clientOf), kept for the next fetch of the same client. */
 export function clientKey(address: string): string {
-  return clientOf(address).key;
+  let key = keys.get(address);
+  if (key === undefined) {
+    key = clientOf(address).key;
+    if (keys.size >= KEYS_KEPT) keys.clear();
+    keys.set(address, key);
+  }
+  return key;
 }

@@ -46,7 +46,7 @@ export interface Contender {
  * No per-client or per-destination share of fetch slots either: the one load generator stands for
  * many clients and the one corpus upstream for many sites (the peers have no such caps).
  */
-const LINKPEEK_BENCH_ENV: Record<string, string> = {
+export const LINKPEEK_BENCH_ENV: Record<string, string> = {
   ALLOW_PRIVATE_NETWORKS: 'true',
   RATE_LIMIT_MAX: '0',
   MAX_FETCHES_PER_CLIENT: '0',

@@ -6,6 +6,10 @@ import { parse } from 'tldts';
 import { clientKey } from '../client-key.js';
 import type { FetchCharge } from './limiter.js';
 
+/** Host names whose key is kept (hostKey is a pure function of the name): a page and its embeds, a site asked for again. */
+const HOST_KEYS_KEPT = 1024;
+const hostKeys = new Map<string, string>();
+
 /**
  * A destination's key: the registrable domain of its host name (private suffixes included, so
  * each app on herokuapp.com or each cloudfront.net distribution is its own), or the IP address of
@@ -13,9 +17,15 @@ import type { FetchCharge } from './limiter.js';
  * are one destination. The port is left out: it is the same machine.
  */
 function hostKey(url: URL): string {
-  const parsed = parse(url.hostname, { allowPrivateDomains: true });
-  if (parsed.isIp) return parsed.hostname ?? url.hostname;
-  return parsed.domain ?? url.hostname;
+  const hostname = url.hostname;
+  let key = hostKeys.get(hostname);
+  if (key === undefined) {
+    const parsed = parse(hostname, { allowPrivateDomains: true });
+    key = parsed.isIp ? (parsed.hostname ?? hostname) : (parsed.domain ?? hostname);
+    if (hostKeys.size >= HOST_KEYS_KEPT) hostKeys.clear();
+    hostKeys.set(hostname, key);
+  }
+  return key;
 }
 
 /** The charge of a fetch of `url` on behalf of the client at `ip` (none: the service's own). */

@@ -64,7 +64,13 @@ const PREFETCH_HOSTS = 4;
 
 /** The cache key of a target: its URL without the fragment, which never reaches the server. */
 export function extractionKey(target: URL): string {
-  const key = new URL(target.href);
+  const href = target.href;
+  // In an http(s) href a `#` can only start the fragment (the parser percent-encodes it elsewhere).
+  if (target.protocol === 'http:' || target.protocol === 'https:') {
+    const hash = href.indexOf('#');
+    return hash === -1 ? href : href.slice(0, hash);
+  }
+  const key = new URL(href);
   key.hash = '';
   return key.href;
 }
@@ -79,7 +85,7 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
     if (timing) timing.cache = outcome;
   }
 
-  async function extractHere(target: URL, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
+  async function extractHere(target: URL, key: string, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
     try {
       const { fresh, failed } = await fetchOrStandIn(target, client, timing);
       const enriching = performance.now();
@@ -91,7 +97,7 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
       // A failed page answered for its oEmbed alone: without an embed, the page's failure stands.
       if (failed && og.embed === null) throw failed;
       const value: Extraction = { ok: true, og, twitter, expiresAt: extractionExpiry(true, config) };
-      await store.set(extractionKey(target), value);
+      await store.set(key, value);
       return value;
     } catch (err) {
       // The page's own failures are kept briefly so a dead host is not hammered. Our saturation
@@ -100,7 +106,7 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
       if (err instanceof FetchFailed && err.pageFailure) {
         const code = err instanceof FetchTimeout ? 'FETCH_TIMEOUT' : 'FETCH_FAILED';
         const value: Extraction = { ok: false, code, reason: err.reason, failure: err.failure, expiresAt: extractionExpiry(false, config) };
-        await store.set(extractionKey(target), value);
+        await store.set(key, value);
         return value;
       }
       throw err;
@@ -126,7 +132,7 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
       else {
         // The fetch is charged to this client; those who join it while in flight share it free.
         // Settled before the extraction runs: it may find another instance's result and say 'shared'.
-        const flight = flights.run(key, () => extractHere(target, client, timing), () => {
+        const flight = flights.run(key, () => extractHere(target, key, client, timing), () => {
           if (timing) timing.cache = 'shared';
         });
         settle(flight.outcome, timing);

@@ -37,7 +37,8 @@ export function mayBeChallengePage(status: number): boolean {
  * directly is the page the caller wanted, whatever it is.
  */
 export function findConsentWall(requested: URL, final: URL): ConsentPage | null {
-  if (withoutFragment(requested) === withoutFragment(final)) return null;
+  // Without a redirect the fetch hands back the very URL it was given: nothing to compare.
+  if (requested === final || withoutFragment(requested) === withoutFragment(final)) return null;
   const host = final.hostname.toLowerCase();
   const path = final.pathname.toLowerCase();
   return (
@@ -125,8 +126,17 @@ function describe(marker: BotCheckMarker): string {
   return parts.join(' + ');
 }
 
+/**
+ * The URL's href without its fragment. In an http(s) href a `#` can only start the fragment (the
+ * parser percent-encodes it everywhere else), so the href is cut there instead of parsed again.
+ */
 function withoutFragment(url: URL): string {
-  const copy = new URL(url.href);
+  const href = url.href;
+  if (url.protocol === 'http:' || url.protocol === 'https:') {
+    const hash = href.indexOf('#');
+    return hash === -1 ? href : href.slice(0, hash);
+  }
+  const copy = new URL(href);
   copy.hash = '';
   return copy.href;
 }
