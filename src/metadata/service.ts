@@ -17,6 +17,7 @@ import { extractionExpiry } from '../cache/lifetime.js';
 import { SingleFlight } from '../cache/single-flight.js';
 import type { Answer, CacheOutcome, MetadataService, Prefer, RequestTiming } from './service-types.js';
 import { mayBeChallengePage, refuseWalls } from '../walls/detect.js';
+import { hrefWithoutFragment } from '../url-fragment.js';
 
 /** What an enricher sees and may fill in: both variants of one page, before they are cached. */
 export interface EnrichmentInput {
@@ -64,15 +65,7 @@ const PREFETCH_HOSTS = 4;
 
 /** The cache key of a target: its URL without the fragment, which never reaches the server. */
 export function extractionKey(target: URL): string {
-  const href = target.href;
-  // In an http(s) href a `#` can only start the fragment (the parser percent-encodes it elsewhere).
-  if (target.protocol === 'http:' || target.protocol === 'https:') {
-    const hash = href.indexOf('#');
-    return hash === -1 ? href : href.slice(0, hash);
-  }
-  const key = new URL(href);
-  key.hash = '';
-  return key.href;
+  return hrefWithoutFragment(target);
 }
 
 export function createMetadataService(deps: MetadataServiceDeps): MetadataService {

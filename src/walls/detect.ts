@@ -10,6 +10,7 @@ import type { RawTags } from '../../wasm-parser/types.js';
 import { FetchFailed } from '../errors.js';
 import { failures } from '../fetch/fetch-failure.js';
 import { BOT_CHECK_MARKERS, CHALLENGE_STATUSES, CONSENT_PAGES, type BotCheckMarker, type ConsentPage } from './markers.js';
+import { hrefWithoutFragment } from '../url-fragment.js';
 
 /** What an answer shows of itself: its status and headers (lower-case names), its URL, its head. */
 export interface AnswerEvidence {
@@ -38,7 +39,7 @@ export function mayBeChallengePage(status: number): boolean {
  */
 export function findConsentWall(requested: URL, final: URL): ConsentPage | null {
   // Without a redirect the fetch hands back the very URL it was given: nothing to compare.
-  if (requested === final || withoutFragment(requested) === withoutFragment(final)) return null;
+  if (requested === final || hrefWithoutFragment(requested) === hrefWithoutFragment(final)) return null;
   const host = final.hostname.toLowerCase();
   const path = final.pathname.toLowerCase();
   return (
@@ -126,17 +127,3 @@ function describe(marker: BotCheckMarker): string {
   return parts.join(' + ');
 }
 
-/**
- * The URL's href without its fragment. In an http(s) href a `#` can only start the fragment (the
- * parser percent-encodes it everywhere else), so the href is cut there instead of parsed again.
- */
-function withoutFragment(url: URL): string {
-  const href = url.href;
-  if (url.protocol === 'http:' || url.protocol === 'https:') {
-    const hash = href.indexOf('#');
-    return hash === -1 ? href : href.slice(0, hash);
-  }
-  const copy = new URL(href);
-  copy.hash = '';
-  return copy.href;
-}
