@@ -132,19 +132,15 @@ export function indexTags(tags: RawTags): PageTags {
  * and lower-cased. Most tags name one key: that case allocates no list.
  */
 function forEachKey(property: string | null, name: string | null, use: (key: string) => void): void {
-  let single: string | null = null;
-  if (property !== null) {
-    const terms = property.trim().toLowerCase();
-    if (!WHITESPACE.test(terms)) single = terms;
-    else {
-      const seen = terms.split(WHITESPACE);
-      for (let i = 0; i < seen.length; i++) if (seen.indexOf(seen[i]!) === i) use(seen[i]!);
-      if (name !== null && name !== '' && !seen.includes(name)) use(name);
-      return;
-    }
+  const terms = property === null ? '' : property.trim().toLowerCase();
+  if (WHITESPACE.test(terms)) {
+    const list = terms.split(WHITESPACE);
+    list.forEach((term, i) => list.indexOf(term) === i && use(term));
+    if (name && !list.includes(name)) use(name);
+    return;
   }
-  if (single !== null && single !== '') use(single);
-  if (name !== null && name !== '' && name !== single) use(name);
+  if (terms !== '') use(terms);
+  if (name && name !== terms) use(name);
 }
 
 /** Any HTML whitespace run: the separator of RDFa's term lists. */

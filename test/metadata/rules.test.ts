@@ -48,6 +48,8 @@ table('title', (m) => m.title, [
   { behaviour: 'the first og:title in document order wins', tags: page({ metas: [property('og:title', 'First'), property('og:title', 'Second')] }), expected: 'First' },
   { behaviour: 'an empty first og:title gives way to a later non-empty og:title', tags: page({ metas: [property('og:title', ''), property('og:title', 'Later')] }), expected: 'Later' },
   { behaviour: 'an RDFa property list names every key in it', tags: page({ metas: [property('dc:title og:title', 'Listed')], title: 'H' }), expected: 'Listed' },
+  { behaviour: 'a tag with property=og:title and name=twitter:title counts for both', tags: page({ metas: [{ ...property('og:title', 'Both'), name: 'Twitter:Title' }], title: 'H' }), prefer: 'twitter', expected: 'Both' },
+  { behaviour: 'a property list and a name: every key counts', tags: page({ metas: [{ ...property(' dc:title  og:title ', 'All'), name: 'twitter:title' }], title: 'H' }), prefer: 'twitter', expected: 'All' },
   { behaviour: 'whitespace is trimmed and collapsed', tags: page({ title: '  Tom \n\n &\t Jerry  ' }), expected: 'Tom & Jerry' },
 ]);
 
