@@ -2,6 +2,7 @@
 // (fetch/charge.ts), so that what costs an abuser nothing to multiply counts once.
 
 import ipaddr from 'ipaddr.js';
+import { memoized } from './memo.js';
 
 export interface Client {
   /** The address in one canonical spelling (`::ffff:127.0.0.2` is `127.0.0.2`): what logs show. */
@@ -26,17 +27,8 @@ export function clientOf(address: string): Client {
   }
 }
 
-/** Distinct addresses whose key is kept: a busy instance sees the same clients over and over. */
-const KEYS_KEPT = 1024;
-const keys = new Map<string, string>();
-
-/** The key a client's address is counted under (clientOf), kept for the next fetch of the same client. */
-export function clientKey(address: string): string {
-  let key = keys.get(address);
-  if (key === undefined) {
-    key = clientOf(address).key;
-    if (keys.size >= KEYS_KEPT) keys.clear();
-    keys.set(address, key);
-  }
-  return key;
-}
+/**
+ * The key a client's address is counted under (clientOf), kept for the next fetch of the same
+ * client: a busy instance sees the same clients over and over (1,024 addresses kept).
+ */
+export const clientKey: (address: string) => string = memoized((address) => clientOf(address).key, 1024);

@@ -4,26 +4,21 @@
 
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { memoized } from '../memo.js';
 
 export type Coding = 'br' | 'gzip' | 'identity';
 
 /** Bodies below this are sent as they are: compression would save less than its headers cost. */
 const COMPRESS_MIN_BYTES = 1024;
 
-/** Distinct Accept-Encoding values seen are few (one per browser family); their answer is kept. */
-const MEMO_MAX = 64;
-const memo = new Map<string, Coding>();
-
 /** The coding to answer with: brotli or gzip when accepted (q > 0), the higher q first, br on a tie. */
 export function preferredCoding(acceptEncoding: string | undefined): Coding {
   if (acceptEncoding === undefined || acceptEncoding === '') return 'identity';
-  const known = memo.get(acceptEncoding);
-  if (known !== undefined) return known;
-  const coding = negotiate(acceptEncoding);
-  if (memo.size >= MEMO_MAX) memo.clear();
-  memo.set(acceptEncoding, coding);
-  return coding;
+  return negotiated(acceptEncoding);
 }
+
+/** Distinct Accept-Encoding values seen are few (one per browser family): 64 answers are kept. */
+const negotiated = memoized((header) => negotiate(header), 64);
 
 function negotiate(header: string): Coding {
   let br = 0;

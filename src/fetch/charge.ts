@@ -5,10 +5,7 @@
 import { parse } from 'tldts';
 import { clientKey } from '../client-key.js';
 import type { FetchCharge } from './limiter.js';
-
-/** Host names whose key is kept (hostKey is a pure function of the name): a page and its embeds, a site asked for again. */
-const HOST_KEYS_KEPT = 1024;
-const hostKeys = new Map<string, string>();
+import { memoized } from '../memo.js';
 
 /**
  * A destination's key: the registrable domain of its host name (private suffixes included, so
@@ -17,16 +14,14 @@ const hostKeys = new Map<string, string>();
  * are one destination. The port is left out: it is the same machine.
  */
 function hostKey(url: URL): string {
-  const hostname = url.hostname;
-  let key = hostKeys.get(hostname);
-  if (key === undefined) {
-    const parsed = parse(hostname, { allowPrivateDomains: true });
-    key = parsed.isIp ? (parsed.hostname ?? hostname) : (parsed.domain ?? hostname);
-    if (hostKeys.size >= HOST_KEYS_KEPT) hostKeys.clear();
-    hostKeys.set(hostname, key);
-  }
-  return key;
+  return keyOfHost(url.hostname);
 }
+
+/** hostKey of a host name, kept for the next fetch there (a page and its embeds, a site asked for again). */
+const keyOfHost = memoized((hostname) => {
+  const parsed = parse(hostname, { allowPrivateDomains: true });
+  return parsed.isIp ? (parsed.hostname ?? hostname) : (parsed.domain ?? hostname);
+}, 1024);
 
 /** The charge of a fetch of `url` on behalf of the client at `ip` (none: the service's own). */
 export function chargeOf(url: URL, ip: string | undefined): FetchCharge {

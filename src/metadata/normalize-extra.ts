@@ -5,6 +5,7 @@
 
 import colorNames from 'color-name';
 import { normalizeText } from './normalize.js';
+import { memoized } from '../memo.js';
 
 /** Length bounds, in code points; site names and bylines in the corpus stay under 120. */
 export const EXTRA_LIMITS = {
@@ -50,25 +51,16 @@ export function normalizeLang(raw: string): string | null {
 
 /**
  * Tags already canonicalised: pages repeat a handful (`en`, `en-US`) and Intl takes microseconds
- * per call. Bounded: emptied when full (tags are at most EXTRA_LIMITS.lang characters).
+ * per call. 512 are kept (each at most EXTRA_LIMITS.lang characters).
  */
-const canonicalTags = new Map<string, string | null>();
-const CANONICAL_TAGS_KEPT = 512;
-
-function canonicalLocale(tag: string): string | null {
-  const known = canonicalTags.get(tag);
-  if (known !== undefined) return known;
-  let canonical: string | null;
+const canonicalLocale = memoized((tag): string | null => {
   try {
-    canonical = Intl.getCanonicalLocales(tag)[0] ?? null;
+    return Intl.getCanonicalLocales(tag)[0] ?? null;
   } catch {
     // RangeError: not a well-formed tag.
-    canonical = null;
+    return null;
   }
-  if (canonicalTags.size >= CANONICAL_TAGS_KEPT) canonicalTags.clear();
-  canonicalTags.set(tag, canonical);
-  return canonical;
-}
+}, 512);
 
 /**
  * Years a publication date may have. Earlier ones are placeholders (`0001-01-01`, an unset date
