@@ -30,10 +30,7 @@ type ExtraFields = Pick<Metadata, 'site_name' | 'lang' | 'author' | 'published_t
 
 /** Metadata of one scanned page. `safety_tags` is empty and `cors_safe` absent: enrichment adds them. */
 export function extractMetadata(tags: RawTags, prefer: Family, pageUrl: URL, options: ExtractOptions = {}): Metadata {
-  const page = indexTags(tags);
-  const base = baseUrlOf(tags, pageUrl);
-  const extra = extraFields(tags, page, pageUrl, options);
-  return fromIndex(page, urlResolver(base), prefer, pageUrl, options, extra, pickFavicon(page, base, pageUrl));
+  return fromIndex(readPage(tags, pageUrl, options), prefer, pageUrl, options);
 }
 
 /**
@@ -41,52 +38,46 @@ export function extractMetadata(tags: RawTags, prefer: Family, pageUrl: URL, opt
  * the two objects share their raw `og` and `twitter` maps (equal by definition, never changed).
  */
 export function extractBoth(tags: RawTags, pageUrl: URL, options: ExtractOptions = {}): Record<Family, Metadata> {
-  const page = indexTags(tags);
-  const base = baseUrlOf(tags, pageUrl);
-  const extra = extraFields(tags, page, pageUrl, options);
-  // The favicon does not depend on the preference: found once, each object gets its own copy
-  // (the image enrichment fills both in place).
-  const favicon = pickFavicon(page, base, pageUrl);
-  // Both preferences often resolve the same og:url or og:image: each raw URL is parsed once.
-  const resolve = urlResolver(base);
-  return {
-    og: fromIndex(page, resolve, 'og', pageUrl, options, extra, favicon),
-    twitter: fromIndex(page, resolve, 'twitter', pageUrl, options, extra, { ...favicon }),
-  };
+  const page = readPage(tags, pageUrl, options);
+  // Each object gets its own favicon: the image enrichment fills both in place.
+  return { og: fromIndex(page, 'og', pageUrl, options), twitter: fromIndex(page, 'twitter', pageUrl, options, { ...page.favicon }) };
 }
 
-/** normalizeUrl against `base`, remembering each raw value's answer for this page. */
-function urlResolver(base: URL): (raw: string) => string | null {
-  const known = new Map<string, string | null>();
-  return (raw) => {
-    let url = known.get(raw);
-    if (url === undefined) known.set(raw, (url = normalizeUrl(raw, base)));
+/** What a page's preferences share: its tags indexed, its URLs resolved once, the fields that do not depend on the preference. */
+interface ReadPage {
+  tags: PageTags;
+  /** normalizeUrl against the page's base URL, each raw value parsed once: both preferences often resolve the same og:url or og:image. */
+  resolve: (raw: string) => string | null;
+  extra: ExtraFields;
+  favicon: ImageMetadata;
+}
+
+function readPage(raw: RawTags, pageUrl: URL, options: ExtractOptions): ReadPage {
+  const tags = indexTags(raw);
+  const base = baseUrlOf(raw, pageUrl);
+  const resolved = new Map<string, string | null>();
+  const resolve = (href: string): string | null => {
+    let url = resolved.get(href);
+    if (url === undefined) resolved.set(href, (url = normalizeUrl(href, base)));
     return url;
   };
+  return { tags, resolve, extra: extraFields(raw, tags, pageUrl, options), favicon: pickFavicon(tags, base, pageUrl) };
 }
 
-function fromIndex(
-  page: PageTags,
-  resolve: (raw: string) => string | null,
-  prefer: Family,
-  pageUrl: URL,
-  options: ExtractOptions,
-  extra: ExtraFields,
-  favicon: ImageMetadata,
-): Metadata {
+function fromIndex(page: ReadPage, prefer: Family, pageUrl: URL, options: ExtractOptions, favicon = page.favicon): Metadata {
   const first = (field: Parameters<typeof sourcesFor>[0], clean: (raw: string) => string | null) =>
-    firstClean(sourcesFor(field, prefer), page, clean);
+    firstClean(sourcesFor(field, prefer), page.tags, clean);
   return {
     title: first('title', (raw) => normalizeText(raw, FIELD_LIMITS.title)),
     description: first('description', (raw) => normalizeText(raw, FIELD_LIMITS.description)),
-    url: first('url', resolve) ?? requestedFallback(pageUrl, options),
-    image: pickImage(page, prefer, resolve),
+    url: first('url', page.resolve) ?? requestedFallback(pageUrl, options),
+    image: pickImage(page.tags, prefer, page.resolve),
     type: first('type', (raw) => normalizeText(raw, FIELD_LIMITS.type)),
     favicon,
-    og: page.og,
-    twitter: page.twitter,
+    og: page.tags.og,
+    twitter: page.tags.twitter,
     safety_tags: [],
-    ...extra,
+    ...page.extra,
     // Filled by the oEmbed enrichment.
     embed: null,
   };
