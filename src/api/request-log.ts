@@ -42,11 +42,30 @@ export const newRequestId: () => string = randomUUID;
 export function requestLogger(logger: Logger, observe: RequestObserver = () => {}): RequestLogger {
   return function logRequest({ reqId, method, url, path, status, started, ip, reason }) {
     const ms = Math.round((performance.now() - started) * 10) / 10;
-    const line = { reqId, method, url: url.slice(0, LOGGED_URL_MAX), status, ms, ip, reason };
+    const line = { reqId, method, url: loggedTarget(url).slice(0, LOGGED_URL_MAX), status, ms, ip, reason };
     observe(ROUTES.has(path) ? path : 'other', status, ms / 1000);
     if (status === 'cut' || status >= 500) logger.warn(line, 'request');
     else logger.info(line, 'request');
   };
+}
+
+/**
+ * A request target as the log keeps it: without a fragment of its own, and without the fragment
+ * of any URL in its query. A fragment never reaches the page's server (RFC 3986 3.5), so LinkPeek
+ * never needs it, and pages put secrets there (`#access_token=…` of OAuth's implicit grant).
+ */
+export function loggedTarget(target: string): string {
+  const own = target.indexOf('#');
+  const withoutOwn = own === -1 ? target : target.slice(0, own);
+  const q = withoutOwn.indexOf('?');
+  // A # inside a query parameter's value arrives percent-encoded.
+  if (q === -1 || !/%23/i.test(withoutOwn)) return withoutOwn;
+  const params = new URLSearchParams(withoutOwn.slice(q + 1));
+  for (const [name, value] of [...params]) {
+    const hash = value.indexOf('#');
+    if (hash !== -1) params.set(name, value.slice(0, hash));
+  }
+  return `${withoutOwn.slice(0, q)}?${params.toString()}`;
 }
 
 export function requestLog(logRequest: RequestLogger) {

@@ -20,6 +20,7 @@ import { CALLER_HEADERS, REDIRECT_STATUSES, requestHeaders } from './policy.js';
 import { DnsResolver } from './resolver.js';
 import { readable, type UndiciResponse } from './response-body.js';
 import { targetProblem } from './target.js';
+import { hrefWithoutFragment } from '../url-fragment.js';
 import { FetchTimings } from './timings.js';
 import type { SafeFetch, SafeFetchOptions, SafeFetchResponse } from './types.js';
 
@@ -93,7 +94,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       const blocked = findBlocked(err);
       if (blocked) {
         const { hostname, address, why } = blocked;
-        deps.logger?.warn({ url: url.href, hostname, address, why }, 'upstream address refused');
+        deps.logger?.warn({ url: hrefWithoutFragment(url), hostname, address, why }, 'upstream address refused');
       }
       throw toFetchError(err, 'request', lifetime, url.hostname);
     }
@@ -111,7 +112,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
     for (let hop = 0; ; hop++) {
       const problem = targetProblem(url, targetOptions);
       if (problem !== null) {
-        deps.logger?.warn({ url: url.href, hop, problem }, 'upstream target refused');
+        deps.logger?.warn({ url: hrefWithoutFragment(url), hop, problem }, 'upstream target refused');
         throw new FetchFailed(`${hop === 0 ? 'target' : 'redirect target'} refused: ${problem}`, { failure: refusedTarget(problem) });
       }
       visited.add(withoutHash(url));

@@ -76,7 +76,7 @@ function matches(marker: BotCheckMarker, { status, headers }: AnswerEvidence, he
   const needsHead = marker.title || marker.untitled || marker.meta || marker.script;
   if (!needsHead) return true;
   if (!head) return false;
-  if (marker.title && !marker.title.test(head.title)) return false;
+  if (marker.title && (!marker.title.test(head.title) || head.describesArticle)) return false;
   if (marker.untitled && head.title !== '') return false;
   if (marker.meta && !head.tags.metas.some((m) => metaMatches(marker.meta!, m.name, m.content))) return false;
   if (marker.script && !head.scripts().some((src) => scriptMatches(marker.script!, src))) return false;
@@ -87,6 +87,13 @@ function matches(marker: BotCheckMarker, { status, headers }: AnswerEvidence, he
 class HeadView {
   /** The title with its white space collapsed; '' when there is none. */
   readonly title: string;
+  /**
+   * The head describes an article (`og:type=article`, an `og:description` or an
+   * `article:published_time`). An interstitial carries none of these: it is a stand-in served
+   * before any page exists. So they veto a title marker: a real article may well be titled
+   * "Just a moment..." and served by Cloudflare. Header and script markers are not vetoed.
+   */
+  readonly describesArticle: boolean;
   private scriptUrls: { host: string; path: string }[] | null = null;
 
   constructor(
@@ -94,6 +101,7 @@ class HeadView {
     private readonly page: URL,
   ) {
     this.title = tags.title?.replace(/\s+/g, ' ').trim() ?? '';
+    this.describesArticle = tags.metas.some(isArticleMetadata);
   }
 
   /** Host and path (lower-cased) of each http(s) script source, resolved against the page URL, parsed on first use. */
@@ -104,6 +112,14 @@ class HeadView {
     });
     return this.scriptUrls;
   }
+}
+
+/** A meta that only a page with content carries (HeadView.describesArticle). */
+function isArticleMetadata({ property, name, content }: RawTags['metas'][number]): boolean {
+  const key = (property ?? name)?.trim().toLowerCase();
+  if (content === null || content.trim() === '') return false;
+  if (key === 'og:type') return content.trim().toLowerCase() === 'article';
+  return key === 'og:description' || key === 'article:published_time';
 }
 
 function metaMatches(want: NonNullable<BotCheckMarker['meta']>, name: string | null, content: string | null): boolean {

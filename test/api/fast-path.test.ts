@@ -128,6 +128,22 @@ s('a hit is logged and counted like any request: one line with its request id, a
   assert.is(count(metrics.text), before + 1, 'the hit is counted');
 });
 
+s("fragment leak: neither a miss's log line nor a hit's holds the url parameter's fragment", async ({ up, svc }) => {
+  const secret = 'access_token=ya29.secret&state=x';
+  const path = metaPath(up, `/page?k=9#${secret}`);
+  svc.lines.length = 0;
+  const miss = await checkedRequest(svc.base + path);
+  const hit = await checkedRequest(svc.base + path);
+  assert.is(hit.headers.get('server-timing'), 'cache;desc=hit');
+  const logged = svc.lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.url]);
+  const expected = `/v1/metadata?url=${encodeURIComponent(up.url('/page?k=9').href)}`;
+  assert.equal(logged, [
+    [miss.headers.get('x-request-id'), expected],
+    [hit.headers.get('x-request-id'), expected],
+  ]);
+  assert.not.match(JSON.stringify(svc.lines), 'ya29.secret');
+});
+
 s('a hit refused by the rate limit is answered by Koa as any 429, counted once', async ({ up }) => {
   const svc = await start({ RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' });
   try {

@@ -57,6 +57,32 @@ heads("the interstitial's localised titles count with Cloudflare's server header
   }
 });
 
+heads('a real article titled "Just a moment..." and served by Cloudflare is not a bot check', async () => {
+  const article =
+    '<title>Just a moment...</title><meta property="og:type" content="article">' +
+    '<meta property="og:description" content="A short story about waiting."><meta property="article:published_time" content="2026-11-20T08:00:00Z">';
+  assert.is(findBotCheck(await answer(article, { server: 'cloudflare' })), null);
+});
+
+heads('each piece of article metadata alone vetoes a title marker; an empty one does not', async () => {
+  const title = '<title>Just a moment...</title>';
+  for (const meta of [
+    '<meta property="og:type" content="Article">',
+    '<meta property="og:description" content="About waiting.">',
+    '<meta name="article:published_time" content="2026-11-20">',
+  ]) {
+    assert.is(findBotCheck(await answer(title + meta, { server: 'cloudflare' }, 403)), null, meta);
+  }
+  for (const meta of ['<meta property="og:type" content="website">', '<meta property="og:description" content=" ">', '<meta name="robots" content="noindex">']) {
+    assert.is(findBotCheck(await answer(title + meta, { server: 'cloudflare' }, 403))?.service, 'Cloudflare', meta);
+  }
+});
+
+heads('article metadata does not veto a header marker', async () => {
+  const article = '<title>Just a moment...</title><meta property="og:type" content="article">';
+  assert.is(findBotCheck(await answer(article, { server: 'cloudflare', 'cf-mitigated': 'challenge' }, 403))?.service, 'Cloudflare');
+});
+
 heads('a title is matched after whitespace is collapsed, entities decoded', async () => {
   assert.is(findBotCheck(await answer('<title>\n  Just a\tmoment&#46;&#46;&#46;\n</title>', { server: 'cloudflare' }))?.service, 'Cloudflare');
 });
