@@ -196,6 +196,7 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
 export async function snapshot(page: Page, name: string, id = 'preview'): Promise<string> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   const path = `${ARTIFACTS_DIR}${name}.png`;
+  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
   const box = await page.locator(`#${id}`).boundingBox();
   if (!box) throw new Error(`#${id} is not visible`);
   const margin = 8;
