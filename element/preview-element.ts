@@ -56,7 +56,7 @@ export class LinkPeekPreview extends HTMLElement {
     super();
     this.#root.adoptedStyleSheets = [cardStyles()];
     this.#root.innerHTML = CARD_HTML;
-    this.addEventListener('transitionrun', () => followScheme(this, this.#internals.states));
+    this.addEventListener('transitionend', () => followScheme(this, this.#internals.states));
     this.#part('media').addEventListener('click', (event) => this.#clickMedia(event));
   }
 

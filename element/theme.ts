@@ -9,7 +9,7 @@ import { contrastRatio } from './palette.js';
 /**
  * Sets the "os" state when the page declares no color-scheme. Called on each render, and when
  * the page changes its color-scheme: styles.ts gives the host a transition on color-scheme only
- * so that such a change fires `transitionrun` there.
+ * so that such a change fires `transitionend` there (the new value is computed by then).
  */
 export function followScheme(host: HTMLElement, states: CustomStateSet): void {
   if (getComputedStyle(host).colorScheme == 'normal') states.add('os');
