@@ -36,6 +36,8 @@ export function fillDetails(part: Part, domain: string, metadata?: Metadata): vo
   const author = same(metadata?.author, name) ? '' : metadata?.author;
   byline.textContent = [author, publishedDate(metadata?.published_time)].filter(Boolean).join(' · ');
   byline.hidden = !byline.textContent;
+  // Its date is in the viewer's locale (the browser's), not in the page's language.
+  byline.lang = navigator.language;
   // The page's own text is in its language; lang="" (unknown) rather than the embedding page's.
   // An attribute value: a malformed tag is only ignored.
   const card = part('card');

@@ -8,8 +8,8 @@
 import { proxied, RETRIES } from './api.js';
 import { gate, refused } from './request-gate.js';
 
-/** The load in progress per <img>: a later render aborts the earlier one's proxy requests. */
-const loads = new WeakMap<HTMLImageElement, AbortController>();
+/** An <img> with its load in progress: a later render aborts the earlier one's proxy requests. */
+type Loading = HTMLImageElement & { load?: AbortController };
 
 /** The proxied image's bytes, or null when the proxy cannot give them (or `signal` aborted). */
 async function viaProxy(url: string, signal: AbortSignal): Promise<Blob | null> {
@@ -30,10 +30,9 @@ async function viaProxy(url: string, signal: AbortSignal): Promise<Blob | null> 
  * `box` is hidden when there is no image at all; when every source fails, it hides only if
  * `collapse` (the favicon), else it stays as an empty frame, so nothing below the card moves.
  */
-export function showImage(img: HTMLImageElement, box: HTMLElement, url: string | null, apiBase: string | null, collapse?: boolean): void {
-  loads.get(img)?.abort();
-  const load = new AbortController();
-  loads.set(img, load);
+export function showImage(img: Loading, box: HTMLElement, url: string | null, apiBase: string | null, collapse?: boolean): void {
+  img.load?.abort();
+  const load = (img.load = new AbortController());
   const direct = !(location.protocol == 'https:' && url?.startsWith('http:'));
   const failed = () => {
     img.removeAttribute('src');

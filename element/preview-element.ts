@@ -27,7 +27,7 @@ type State = 'loading' | 'ready' | 'error';
 const NEAR_VIEWPORT = '200px';
 
 /** data-endpoint values already warned about: a page with many cards logs each mistake once. */
-const badEndpoints = new Set<string>();
+const badEndpoints: (string | undefined)[] = [];
 
 export class LinkPeekPreview extends HTMLElement {
   static observedAttributes = ['data-url', 'data-meta', 'data-endpoint'];
@@ -71,7 +71,7 @@ export class LinkPeekPreview extends HTMLElement {
     event.preventDefault();
     if (blurred) return media.classList.remove('blur');
     media.classList.remove('v');
-    media.append(playerFrame(this.#player!, this.#part('title').textContent!));
+    media.append(playerFrame(this.#player!, this.#part('title').textContent));
     this.#player = null;
   }
 
@@ -109,8 +109,8 @@ export class LinkPeekPreview extends HTMLElement {
     this.#stop();
     const { meta, url, endpoint } = this.dataset;
     const base = apiBase(endpoint);
-    if (!base && !badEndpoints.has(endpoint!)) {
-      badEndpoints.add(endpoint!);
+    if (!base && !badEndpoints.includes(endpoint)) {
+      badEndpoints.push(endpoint);
       console.warn('linkpeek-preview: data-endpoint is not an http(s) URL');
     }
     let target = httpUrl(url);

@@ -51,10 +51,10 @@ function decodePunycode(input: string): string {
 
 /** Whether the letters of `label` belong to more than one script (East Asian ones with Latin excepted). */
 function mixesScripts(label: string): boolean {
-  const scripts = new Set<number>();
-  for (const letter of label.match(/\p{L}/gu) ?? []) scripts.add(SCRIPT.exec(letter)?.indexOf(letter, 1) ?? 0);
-  const eastAsian = scripts.delete(1);
-  return scripts.size > 1 || (eastAsian && scripts.size == 1 && !scripts.has(2));
+  // Latin is 2; a script not listed is 0; East Asian ones are 1.
+  const scripts = (label.match(/\p{L}/gu) ?? []).map((letter) => SCRIPT.exec(letter)?.indexOf(letter, 1) ?? 0);
+  const others = scripts.filter((script) => script != 1);
+  return others.some((script) => script != others[0]) || (scripts.includes(1) && others.some((script) => script != 2));
 }
 
 /**

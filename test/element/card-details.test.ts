@@ -111,18 +111,18 @@ test('a date given without a time stays on its day in every time zone; an instan
   assert.is(instant.byline, 'Apr 30, 2024', '03:00 UTC is the evening before in Los Angeles');
 });
 
-test('lang marks the card with the page\'s language; without it, lang="" (unknown), not the embedding page\'s', async () => {
+test('lang marks the card with the page\'s language (the byline\'s date with the viewer\'s); without it, lang="" (unknown), not the embedding page\'s', async () => {
   const page = await pageIn();
   await render(page, { lang: 'fr-CA', title: 'Les cuvettes de marée' });
   const langs = () =>
     page.evaluate(() => {
       const root = document.getElementById('preview')!.shadowRoot!;
-      return ['title', 'description'].map((p) => root.querySelector(`[part=${p}]`)!.closest('[lang]')?.getAttribute('lang') ?? null);
+      return ['title', 'description', 'byline'].map((p) => root.querySelector(`[part=${p}]`)!.closest('[lang]')?.getAttribute('lang') ?? null);
     });
-  assert.equal(await langs(), ['fr-CA', 'fr-CA']);
+  assert.equal(await langs(), ['fr-CA', 'fr-CA', 'en-US'], 'the date is in the viewer\'s locale');
   await page.evaluate((meta) => document.getElementById('preview')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })));
   await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
-  assert.equal(await langs(), ['', ''], 'lang="": not the embedding page\'s language either');
+  assert.equal(await langs(), ['', '', 'en-US'], 'lang="": not the embedding page\'s language either');
 });
 
 test('a data-meta without the fields beyond SPEC.md renders as before', async () => {
