@@ -3,7 +3,8 @@
 // the page links /linkpeek-preview.css, which reserves the loading card's height before the
 // element is defined, and the card keeps that height whatever the answer and its image turn out
 // to be. Targets: 0.05 for a banner card and for a square image without a declared size, 0.1 for a
-// declared 1200×630 image that fails. The figures are printed for element/README.md.
+// declared 1200×630 image that fails and for a page the API cannot fetch (the error card). The
+// figures are printed for element/README.md.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
@@ -43,6 +44,7 @@ test.before(async () => {
   routes['/banner'] = html(article(origin, '/wide.png', DECLARED));
   routes['/square'] = html(article(origin, '/square.png'));
   routes['/broken'] = html(article(origin, '/missing.png', DECLARED));
+  routes['/gone'] = { type: 'text/html', body: 'gone', status: 404 };
   front = await startSlowFront(service.baseUrl, (path) => (path.startsWith('/component.js') ? 400 : path.startsWith('/v1/') ? 600 : 0));
   const page = (url: string) =>
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>CLS</title>` +
@@ -50,7 +52,7 @@ test.before(async () => {
     `<style>body{margin:24px auto;max-width:40rem;font:16px/1.5 serif}linkpeek-preview{margin:16px 0}</style>` +
     `<script type="module" src="${front.origin}/component.js"></script></head><body>` +
     `${PARAGRAPH}<linkpeek-preview id="preview" data-url="${url}"></linkpeek-preview>${PARAGRAPH.repeat(8)}</body></html>`;
-  embedder = await startAssetServer({ pages: { '/banner': page(`${origin}/banner`), '/square': page(`${origin}/square`), '/broken': page(`${origin}/broken`) } });
+  embedder = await startAssetServer({ pages: { '/banner': page(`${origin}/banner`), '/square': page(`${origin}/square`), '/broken': page(`${origin}/broken`), '/gone': page(`${origin}/gone`) } });
 });
 
 test.after(async () => {
@@ -58,35 +60,45 @@ test.after(async () => {
 });
 
 /** Loads `path` and returns the page's CLS once the card and its image have settled. */
-async function cls(path: string): Promise<number> {
-  tab ??= await openPage(browser, { viewport: { width: 1280, height: 800 } });
-  await tab.page.addInitScript(() => {
-    const shifts: number[] = ((window as unknown as { shifts: number[] }).shifts = []);
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!entry.hadRecentInput) shifts.push(entry.value);
-    }).observe({ type: 'layout-shift', buffered: true });
-  });
+async function cls(path: string, imageFails = false): Promise<number> {
+  if (!tab) {
+    tab = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    await tab.page.addInitScript(() => {
+      const shifts: number[] = ((window as unknown as { shifts: number[] }).shifts = []);
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!entry.hadRecentInput) shifts.push(entry.value);
+      }).observe({ type: 'layout-shift', buffered: true });
+    });
+  }
   await tab.reset(`${embedder.baseUrl}${path}`);
   await waitForSettled(tab.page);
-  await tab.page.waitForFunction(() => {
+  // The image shown, or (failed directly and through the proxy) taken away.
+  await tab.page.waitForFunction((imageFails) => {
     const img = document.getElementById('preview')!.shadowRoot!.querySelector('img')!;
-    return !img.hasAttribute('src') ? true : img.complete;
-  }, null, { timeout: 10_000 });
+    return imageFails ? !img.hasAttribute('src') : img.complete && img.naturalWidth > 0;
+  }, imageFails, { timeout: 10_000 });
   // Two frames and a little more for the last entries to be delivered.
   await tab.page.waitForTimeout(500);
   return tab.page.evaluate(() => (window as unknown as { shifts: number[] }).shifts.reduce((sum, value) => sum + value, 0));
 }
 
-const TARGETS = { banner: 0.05, square: 0.05, broken: 0.1 };
+/** Each card: its page, its target, the state it ends in, and whether it ends without an image. */
+const CASES: [path: string, target: number, state: 'ready' | 'error', noImage: boolean][] = [
+  ['banner', 0.05, 'ready', false],
+  ['square', 0.05, 'ready', false],
+  ['broken', 0.1, 'ready', true],
+  // A page the API cannot fetch: the error card shrinks to its one line.
+  ['gone', 0.1, 'error', true],
+];
 
-for (const [path, target] of Object.entries(TARGETS)) {
+for (const [path, target, state, noImage] of CASES) {
   test(`CLS of the ${path} card is at most ${target}`, async () => {
-    const score = await cls(`/${path}`);
+    const score = await cls(`/${path}`, noImage);
     console.log(`  CLS ${path}: ${score.toFixed(4)}`);
     assert.ok(score <= target, `CLS ${score}`);
     const card = await readCard(tab.page);
-    assert.is(card.state, 'ready');
-    assert.is(card.shape, 'banner');
+    assert.is(card.state, state);
+    if (state === 'ready') assert.is(card.shape, 'banner');
     await snapshot(tab.page, `cls-${path}`);
   });
 }
