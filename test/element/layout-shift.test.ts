@@ -46,13 +46,13 @@ test.before(async () => {
   routes['/broken'] = html(article(origin, '/missing.png', DECLARED));
   routes['/gone'] = { type: 'text/html', body: 'gone', status: 404 };
   front = await startSlowFront(service.baseUrl, (path) => (path.startsWith('/component.js') ? 400 : path.startsWith('/v1/') ? 600 : 0));
-  const page = (url: string) =>
+  const page = (url: string, layout = 'card') =>
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>CLS</title>` +
     `<link rel="stylesheet" href="${front.origin}/linkpeek-preview.css">` +
     `<style>body{margin:24px auto;max-width:40rem;font:16px/1.5 serif}linkpeek-preview{margin:16px 0}</style>` +
     `<script type="module" src="${front.origin}/component.js"></script></head><body>` +
-    `${PARAGRAPH}<linkpeek-preview id="preview" data-url="${url}"></linkpeek-preview>${PARAGRAPH.repeat(8)}</body></html>`;
-  embedder = await startAssetServer({ pages: { '/banner': page(`${origin}/banner`), '/square': page(`${origin}/square`), '/broken': page(`${origin}/broken`), '/gone': page(`${origin}/gone`) } });
+    `${PARAGRAPH}<linkpeek-preview id="preview" data-url="${url}" data-layout="${layout}"></linkpeek-preview>${PARAGRAPH.repeat(8)}</body></html>`;
+  embedder = await startAssetServer({ pages: { '/banner': page(`${origin}/banner`), '/square': page(`${origin}/square`), '/broken': page(`${origin}/broken`), '/gone': page(`${origin}/gone`), '/compact': page(`${origin}/square`, 'compact') } });
 });
 
 test.after(async () => {
@@ -103,9 +103,10 @@ for (const [path, target, state, noImage] of CASES) {
   });
 }
 
-test('the reserve of /linkpeek-preview.css is the loading card\'s height, and a banner card ends at it', async () => {
+/** The card's height reserved, loading and ready, and the height its badge line adds (when shown). */
+async function heightsOf(path: string): Promise<{ reserved: number; loading: number; ready: number; badge: number }> {
   tab ??= await openPage(browser, { viewport: { width: 1280, height: 800 } });
-  await tab.reset(`${embedder.baseUrl}/banner`);
+  await tab.reset(`${embedder.baseUrl}${path}`);
   const height = () => tab.page.evaluate(() => document.getElementById('preview')!.getBoundingClientRect().height);
   const reserved = await height();
   await tab.page.waitForFunction(() => customElements.get('linkpeek-preview'));
@@ -116,8 +117,20 @@ test('the reserve of /linkpeek-preview.css is the loading card\'s height, and a 
     const badge = document.getElementById('preview')!.shadowRoot!.querySelector<HTMLElement>('[part=badge]')!;
     return badge.hidden ? 0 : badge.getBoundingClientRect().height + parseFloat(getComputedStyle(badge.parentElement!).rowGap);
   });
-  const ready = (await height()) - badge;
+  return { reserved, loading, ready: await height(), badge };
+}
+
+test('the reserve of /linkpeek-preview.css is the loading card\'s height, and a banner card ends at it', async () => {
+  const { reserved, loading, ready: withBadge, badge } = await heightsOf('/banner');
+  const ready = withBadge - badge;
   assert.ok(reserved > 300, `reserved ${reserved}px`);
+  assert.ok(Math.abs(loading - reserved) < 1, `loading ${loading}px, reserved ${reserved}px`);
+  assert.ok(Math.abs(ready - reserved) < 1, `ready ${ready}px, reserved ${reserved}px`);
+});
+
+test('for data-layout="compact" the reserve is the compact card\'s height (its thumbnail\'s, which the text does not pass)', async () => {
+  const { reserved, loading, ready } = await heightsOf('/compact');
+  assert.ok(reserved > 100 && reserved < 200, `reserved ${reserved}px`);
   assert.ok(Math.abs(loading - reserved) < 1, `loading ${loading}px, reserved ${reserved}px`);
   assert.ok(Math.abs(ready - reserved) < 1, `ready ${ready}px, reserved ${reserved}px`);
 });
