@@ -201,6 +201,7 @@ export class LinkPeekPreview extends HTMLElement {
     media.querySelector('iframe')?.remove();
     const image = part('image') as HTMLImageElement;
     image.onload = null;
+    // No image yet: this drops an earlier render's, and aborts its proxy requests.
     showImage(image, media, null, null);
     showImage(part('favicon') as HTMLImageElement, part('favicon'), null, null);
     media.hidden = state == 'error';
