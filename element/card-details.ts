@@ -1,7 +1,7 @@
-// The fields beyond SPEC.md (site_name, lang, author, published_time, embed) and the card's shape.
-// Like everything in Metadata they come from untrusted pages; metadata-guard.ts lets through
-// only strings or null (or nothing) for them, so each goes in as text or an attribute value.
-// embed.html (third-party markup, openapi.yaml "Embed") is never read.
+// The fields beyond SPEC.md (site_name, lang, author, published_time, embed) and how the image
+// sits in its frame. Like everything in Metadata they come from untrusted pages;
+// metadata-guard.ts lets through only strings or null (or nothing) for them, so each goes in as
+// text or an attribute value. embed.html (third-party markup, openapi.yaml "Embed") is never read.
 import type { Metadata } from '../generated/types.gen.js';
 
 type Part = (name: string) => HTMLElement;
@@ -18,30 +18,42 @@ function publishedDate(iso: string | null | undefined): string {
   return date.toLocaleDateString(undefined, { dateStyle: 'medium', timeZone });
 }
 
+const same = (a?: string | null, b?: string | null) => a?.toLowerCase() == b?.toLowerCase();
+
 /**
- * Site name (else the host), the "author · date" line, the language of the page's own text and
- * the video badge. Without `metadata` (loading, error) it clears what an earlier render set.
+ * The site line: the site name and, always, the registrable domain `domain` ("PayPal ·
+ * paypa1-account-verify.example"; the domain alone when there is no name or it is the domain),
+ * so a page cannot pass for another site. The "author · date" line (an author who is the site
+ * again is not repeated), the page's language on the card, and the video badge. Without
+ * `metadata` (loading, error) it clears what an earlier render set.
  */
-export function fillDetails(part: Part, host: string, metadata?: Metadata): void {
-  part('host').textContent = metadata?.site_name || host;
+export function fillDetails(part: Part, domain: string, metadata?: Metadata): void {
+  const name = metadata?.site_name;
+  const named = !!name && !same(name, domain);
+  part('host').textContent = named ? name : domain;
+  part('domain').textContent = named ? domain : '';
   const byline = part('byline');
-  byline.textContent = [metadata?.author, publishedDate(metadata?.published_time)].filter(Boolean).join(' · ');
+  const author = same(metadata?.author, name) ? '' : metadata?.author;
+  byline.textContent = [author, publishedDate(metadata?.published_time)].filter(Boolean).join(' · ');
   byline.hidden = !byline.textContent;
+  // Its date is in the viewer's locale (the browser's), not in the page's language.
+  byline.lang = navigator.language;
   // The page's own text is in its language; lang="" (unknown) rather than the embedding page's.
   // An attribute value: a malformed tag is only ignored.
-  for (const piece of [part('title'), part('description')]) piece.lang = metadata?.lang ?? '';
-  part('media').classList.toggle('v', metadata?.embed?.type == 'video');
+  const card = part('card');
+  if (metadata) card.lang = metadata.lang ?? '';
+  else card.removeAttribute('lang');
 }
 
 /**
- * Banner for a wide image (aspect ratio 1.5 or more), side thumbnail (.k) for a square or portrait
- * one or a twitter:card=summary page. The declared width and height decide first, so the card
- * does not move; the loaded image's own size corrects them.
+ * A wide image (aspect ratio 1.5 or more) covers the 1.91:1 frame; a square or portrait one is
+ * shown whole inside it (.c), so the card keeps the height reserved for it whatever the image
+ * turns out to be. The declared width and height decide first; the loaded image's own size
+ * corrects them (only the fit changes, never the layout).
  */
-export function fitShape(card: HTMLElement, image: HTMLImageElement, metadata: Metadata): void {
-  const summary = metadata.twitter['twitter:card'] == 'summary';
-  // An unknown size (null / null) is NaN, not below 1.5: the banner until the image loads.
-  const fit = (width?: number | null, height?: number | null) => card.classList.toggle('k', summary || width! / height! < 1.5);
+export function fitImage(media: HTMLElement, image: HTMLImageElement, metadata: Metadata): void {
+  // An unknown size (null / null) is NaN, not below 1.5: covered until the image loads.
+  const fit = (width?: number | null, height?: number | null) => media.classList.toggle('c', width! / height! < 1.5);
   fit(metadata.image.width, metadata.image.height);
   image.onload = () => fit(image.naturalWidth, image.naturalHeight);
 }

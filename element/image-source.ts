@@ -1,23 +1,54 @@
-// Images load directly from their origin; the element switches to /v1/cors-proxy when the
-// direct load would be blocked as mixed content (http: image on an https: page) or fails
-// (hotlink protection, TLS or CORP errors...). When every source fails the image area hides.
-import { proxied } from './api.js';
+// Images load directly from their origin, which spends none of the API's budget; the element
+// switches to /v1/cors-proxy only when the direct load would be blocked as mixed content (http:
+// image on an https: page) or fails (hotlink protection, TLS or CORP errors...). The proxy shares
+// the metadata endpoint's budget (docs/SPEC.md "Limits"), so it is asked with fetch(), which sees a
+// refusal and its Retry-After: the request waits for the page's gate (request-gate.ts) and asks
+// again, instead of leaving the image hidden for good. The proxied bytes are shown from a blob:
+// URL (a page whose CSP lists img-src needs blob: there).
+import { proxied, RETRIES } from './api.js';
+import { gate, refused } from './request-gate.js';
+
+/** An <img> with its load in progress: a later render aborts the earlier one's proxy requests. */
+type Loading = HTMLImageElement & { load?: AbortController };
+
+/** The proxied image's bytes, or null when the proxy cannot give them (or `signal` aborted). */
+async function viaProxy(url: string, signal: AbortSignal): Promise<Blob | null> {
+  for (let retries = RETRIES; ; retries--) {
+    try {
+      await gate(signal);
+      const response = await fetch(url, { signal });
+      if (response.ok) return await response.blob();
+      if (!(refused(response) && retries)) return null;
+    } catch {
+      return null; // unreachable, or aborted
+    }
+  }
+}
 
 /**
  * Points `img` at `url` (already checked to be http(s)), with the proxy as the fallback.
- * `box` is hidden while there is nothing to show. Replacing `onerror` on each call means a
- * later render always wins over the fallbacks of an earlier one.
+ * `box` is hidden when there is no image at all; when every source fails, it hides only if
+ * `collapse` (the favicon), else it stays as an empty frame, so nothing below the card moves.
  */
-export function showImage(img: HTMLImageElement, box: HTMLElement, url: string | null, apiBase: string | null): void {
-  const mixedContent = location.protocol == 'https:' && url?.startsWith('http:');
-  const sources = url ? [url, apiBase && proxied(apiBase, url)] : [];
-  if (mixedContent) sources.shift();
-  const next = () => {
-    const src = sources.shift();
-    box.hidden = !src;
-    if (src) img.src = src;
-    else img.removeAttribute('src');
+export function showImage(img: Loading, box: HTMLElement, url: string | null, apiBase: string | null, collapse?: boolean): void {
+  img.load?.abort();
+  const load = (img.load = new AbortController());
+  const direct = !(location.protocol == 'https:' && url?.startsWith('http:'));
+  const failed = () => {
+    img.removeAttribute('src');
+    box.hidden = !!collapse;
   };
-  img.onerror = next;
-  next();
+  const tryProxy = async () => {
+    img.onerror = failed;
+    const blob = apiBase && url && (await viaProxy(proxied(apiBase, url), load.signal));
+    if (load.signal.aborted) return;
+    if (!blob) return failed();
+    const blobUrl = URL.createObjectURL(blob);
+    img.addEventListener('load', () => URL.revokeObjectURL(blobUrl), { once: true });
+    img.src = blobUrl;
+  };
+  box.hidden = !url;
+  img.onerror = tryProxy;
+  if (url && direct) img.src = url;
+  else if (url) void tryProxy();
 }

@@ -9,6 +9,7 @@
 // Types are checked, not the forms inside strings: a renderer skips a published_time that is not
 // a date and a theme_color that is not a colour (it goes in through the CSSOM), and the card stays.
 import type { Embed, ImageMetadata, Metadata, SafetyTag } from '../generated/types.gen.js';
+import { httpUrl } from './safe-url.js';
 
 /** Why the value at `path` is not what the schema says, or '' when it is. */
 type Check = (v: unknown, path: string) => string;
@@ -55,7 +56,8 @@ const stringMap = is((v) => isObject(v) && Object.values(v).every((s) => typeof 
 
 /** What is wrong with `v` as Metadata named `path` ("data-meta.title is not a string"), or ''. */
 export const metadataProblem = object<Metadata>({
-  url: is((v) => typeof v == 'string', 'a string'),
+  // The card is a link to it: a javascript: or data: URL is no page (safe-url.ts).
+  url: is(httpUrl, 'an http(s) URL'),
   title: text,
   description: text,
   type: text,

@@ -5,23 +5,29 @@
 //   data-layout    "card" (default) or "compact" (pure CSS, see styles.ts)
 //   data-theme     "light", "dark" or "auto" (default: the page's color-scheme, else the OS; pure CSS)
 // The state is exposed as a custom state: linkpeek-preview:state(loading|ready|error); like <img>,
-// the element fires `load` (a card) or `error` (the error state) each time it settles.
+// the element fires `load` (a card) or `error` (the error state) each time it settles, in a task of
+// its own, so a listener that a later script adds still hears a data-meta card's.
 // A data-url card asks the API only when it nears the viewport, so a long page spends its
 // rate-limit budget (docs/SPEC.md "Limits") on the cards a reader reaches.
 import type { Metadata } from '../generated/types.gen.js';
 import { apiBase, fetchMetadata } from './api.js';
-import { fillDetails, fitShape } from './card-details.js';
+import { fillDetails, fitImage } from './card-details.js';
 import { CARD_HTML, ERROR_TITLE, REASON_TEXTS, SAFETY_LABELS } from './card-template.js';
 import { showImage } from './image-source.js';
 import { parseMetadata } from './metadata-guard.js';
-import { hostOf, httpUrl, linkText } from './safe-url.js';
+import { httpUrl, linkText } from './safe-url.js';
+import { siteDomain } from './site-domain.js';
 import { cardStyles } from './styles.js';
-import { applyTheme } from './theme.js';
+import { applyTheme, followScheme } from './theme.js';
+import { playerFrame, playerUrl } from './video-player.js';
 
 type State = 'loading' | 'ready' | 'error';
 
 /** How far outside the viewport a card starts its request: about one scroll step ahead. */
 const NEAR_VIEWPORT = '200px';
+
+/** data-endpoint values already warned about: a page with many cards logs each mistake once. */
+const badEndpoints: (string | undefined)[] = [];
 
 export class LinkPeekPreview extends HTMLElement {
   static observedAttributes = ['data-url', 'data-meta', 'data-endpoint'];
@@ -43,11 +49,30 @@ export class LinkPeekPreview extends HTMLElement {
   /** The request waiting for the card to near the viewport. */
   #start: (() => void) | undefined;
   #queued = false;
+  /** The player of this card's video (video-player.ts), or null. */
+  #player: string | null = null;
 
   constructor() {
     super();
     this.#root.adoptedStyleSheets = [cardStyles()];
     this.#root.innerHTML = CARD_HTML;
+    this.addEventListener('transitionend', () => followScheme(this, this.#internals.states));
+    this.#part('media').addEventListener('click', (event) => this.#clickMedia(event));
+  }
+
+  /**
+   * A click on a blurred image reveals it; a click on a video's image (its play badge) plays it
+   * in place. Either one stays on the page instead of following the card's link.
+   */
+  #clickMedia(event: MouseEvent) {
+    const media = this.#part('media');
+    const blurred = media.classList.contains('blur');
+    if (!blurred && !this.#player) return;
+    event.preventDefault();
+    if (blurred) return media.classList.remove('blur');
+    media.classList.remove('v');
+    media.append(playerFrame(this.#player!, this.#part('title').textContent));
+    this.#player = null;
   }
 
   connectedCallback() {
@@ -84,6 +109,10 @@ export class LinkPeekPreview extends HTMLElement {
     this.#stop();
     const { meta, url, endpoint } = this.dataset;
     const base = apiBase(endpoint);
+    if (!base && !badEndpoints.includes(endpoint)) {
+      badEndpoints.push(endpoint);
+      console.warn('linkpeek-preview: data-endpoint is not an http(s) URL');
+    }
     let target = httpUrl(url);
     if (meta != null) {
       const [value, problem] = parseMetadata(meta);
@@ -95,7 +124,7 @@ export class LinkPeekPreview extends HTMLElement {
       return this.#settle(problem ? null : (value as Metadata), base, target);
     }
     if (!target || !base) return this.#settle(null, base, target);
-    this.#paint('loading', target, '', '', hostOf(target));
+    this.#paint('loading', target, '', '', siteDomain(target));
     const request = (this.#request = new AbortController());
     // Asked once the card nears the viewport (`#near`); #stop drops it unasked.
     this.#start = () => {
@@ -115,7 +144,7 @@ export class LinkPeekPreview extends HTMLElement {
     const ready = result && typeof result == 'object';
     if (ready) this.#ready(result, base);
     else this.#error(target, result);
-    this.dispatchEvent(new Event(ready ? 'load' : 'error'));
+    setTimeout(() => this.dispatchEvent(new Event(ready ? 'load' : 'error')));
   }
 
   /** The error state is a plain link to the page whenever its URL is known; it says why when the API did. */
@@ -125,27 +154,30 @@ export class LinkPeekPreview extends HTMLElement {
   }
 
   #ready(metadata: Metadata, base: string | null) {
-    const href = httpUrl(metadata.url);
-    const host = hostOf(href);
-    const title = metadata.title || host;
+    const href = httpUrl(metadata.url)!;
+    const domain = siteDomain(href);
     const tags = metadata.safety_tags ?? [];
-    this.#paint('ready', href, title, metadata.description ?? '', host, metadata.theme_color);
+    this.#paint('ready', href, metadata.title || domain, metadata.description ?? '', domain, metadata.theme_color, metadata);
     const part = this.#part;
-    fillDetails(part, host, metadata);
     const badge = part('badge');
     badge.textContent = tags.map((tag) => SAFETY_LABELS[tag]).join(' · ');
     badge.hidden = !tags.length;
     const media = part('media');
     media.classList.toggle('blur', tags.includes('adult'));
     const image = part('image') as HTMLImageElement;
-    fitShape(part('card'), image, metadata);
+    fitImage(media, image, metadata);
     showImage(image, media, httpUrl(metadata.image.url), base);
     const favicon = part('favicon') as HTMLImageElement;
-    showImage(favicon, favicon, httpUrl(metadata.favicon.url), base);
+    showImage(favicon, favicon, httpUrl(metadata.favicon.url), base, true);
+    this.#player = playerUrl(href);
+    const video = !!this.#player || metadata.embed?.type == 'video';
+    media.classList.toggle('v', video);
+    // The badge's name joins the link's (aria-labelledby); a nameless one adds nothing.
+    part('play').ariaLabel = video ? 'Video' : null;
   }
 
   /** Sets the state and the text pieces; every value goes in as text, every URL was checked. */
-  #paint(state: State, href: string | null, title: string, description: string, host: string, themeColor?: string | null) {
+  #paint(state: State, href: string | null, title: string, description: string, domain: string, themeColor?: string | null, metadata?: Metadata) {
     const part = this.#part;
     const states = this.#internals.states;
     states.clear();
@@ -153,25 +185,26 @@ export class LinkPeekPreview extends HTMLElement {
     const card = part('card');
     if (href) card.setAttribute('href', href);
     else card.removeAttribute('href');
-    card.className = state == 'loading' ? 'l k' : state == 'error' ? 'e' : '';
+    card.className = state == 'loading' ? 'l' : state == 'error' ? 'e' : '';
     card.ariaBusy = String(state == 'loading');
     part('title').textContent = title;
     const text = part('description');
     text.textContent = description;
     text.hidden = state != 'loading' && !description;
-    fillDetails(part, host);
+    fillDetails(part, domain, metadata);
     const badge = part('badge');
     badge.hidden = true;
     badge.textContent = ''; // a hidden label still counts in aria-labelledby
+    part('play').ariaLabel = this.#player = null;
     const media = part('media');
+    media.className = 'm';
+    media.querySelector('iframe')?.remove();
     const image = part('image') as HTMLImageElement;
-    const favicon = part('favicon') as HTMLImageElement;
-    for (const img of [image, favicon]) {
-      img.onerror = img.onload = null;
-      img.removeAttribute('src');
-    }
+    image.onload = null;
+    // No image yet: this drops an earlier render's, and aborts its proxy requests.
+    showImage(image, media, null, null);
+    showImage(part('favicon') as HTMLImageElement, part('favicon'), null, null);
     media.hidden = state == 'error';
-    favicon.hidden = true;
     applyTheme(this, states, card, themeColor);
   }
 

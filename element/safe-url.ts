@@ -12,11 +12,6 @@ export function httpUrl(value: unknown): string | null {
   }
 }
 
-/** Host name shown on the card ("www." is noise to a reader). */
-export function hostOf(url: string | null): string {
-  return url ? new URL(url).hostname.replace(/^www\./, '') : '';
-}
-
 /** A URL as a reader says it: host (with its port) and path ("example.com/docs"), no scheme or query. */
 export function linkText(url: string): string {
   const { host, pathname } = new URL(url);

@@ -9,41 +9,46 @@ const variables = (Object.keys(LIGHT) as (keyof Palette)[])
   .map((key) => `--_${key}:var(${themeProperty(key)},light-dark(${LIGHT[key]},${DARK[key]}));`)
   .join('');
 
-// .l loading (a skeleton of the thumbnail shape), .e error, .k side thumbnail (data-layout=compact
-// or chosen from the image's shape by card-details.ts), .v video.
-const CSS = `
-:host{display:block;max-width:var(--linkpeek-width,32rem);font:14px/1.4 var(--linkpeek-font,system-ui,sans-serif);${variables}}
-:host(:state(os)){color-scheme:light dark}
+// .l loading (a skeleton of the banner card), .e error, .c an image shown whole in its frame
+// (card-details.ts), .v video (the play badge .p), .blur adult. Every length is in rem or em, so
+// the card follows the reader's font size; linkpeek-preview.css reserves the same height.
+const CSS = `:host{display:block;max-width:var(--linkpeek-width,32rem);font:.875rem/1.4 var(--linkpeek-font,system-ui,sans-serif);transition:color-scheme 1ms allow-discrete;${variables}}
+:host(:state(os)) a{color-scheme:light dark}
 :host([data-theme=light]) a{color-scheme:light}
 :host([data-theme=dark]) a{color-scheme:dark}
 [hidden]{display:none!important}
-a{display:flex;flex-direction:column;overflow:hidden;background:var(--_bg);color:var(--_fg);border:1px solid var(--_border);border-radius:var(--linkpeek-radius,12px);text-decoration:none}
+a{display:flex;flex-direction:column;overflow:hidden;background:var(--_bg);color:var(--_fg);border:1px solid var(--_border);border-radius:var(--linkpeek-radius,.75rem);text-decoration:none;box-shadow:inset .25rem 0 var(--_a,#0000)}
+a:dir(rtl){box-shadow:inset -.25rem 0 var(--_a,#0000)}
 a:focus-visible{outline:3px solid var(--_focus);outline-offset:2px}
 a[href]:hover{border-color:var(--_fg)}
 a[href]:hover .t,.e[href] .t{text-decoration:underline}
 .m{position:relative;aspect-ratio:1.91;background:var(--_skeleton);overflow:hidden}
-.m img{display:block;width:100%;height:100%;object-fit:cover}
+.m img,iframe{display:block;width:100%;height:100%;object-fit:cover;border:0}
+:host(:not([data-layout=compact])) .c img{object-fit:contain}
 img:not([src]){visibility:hidden}
 .blur img{filter:blur(24px);transform:scale(1.2)}
-.v:before,.v:after{content:"";position:absolute;inset:0;margin:auto}
-.v:before{width:48px;height:48px;border-radius:50%;background:#0009}
-.v:after{left:5px;width:16px;height:18px;background:#fff;clip-path:polygon(0 0,100% 50%,0 100%)}
-.b{flex:1;display:flex;flex-direction:column;gap:4px;padding:12px 14px;min-width:0}
+.p,iframe{position:absolute;inset:0}
+.p{display:none;margin:auto;width:3rem;height:3rem;border-radius:50%;background:#0009}
+.v .p{display:block}
+.p:after{content:"";position:absolute;inset:0;margin:auto;left:.3125rem;width:1rem;height:1.125rem;background:#fff;clip-path:polygon(0 0,100% 50%,0 100%)}
+.b{flex:1;display:flex;flex-direction:column;gap:.25rem;padding:.75rem .875rem;min-width:0}
 .t{font-weight:600;font-size:1.1em;line-height:1.3}
 .t,.d{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:2;overflow:hidden;overflow-wrap:anywhere}
 .d,.s,.y{color:var(--_muted)}
 .s,.y{font-size:.93em}
-.s{display:flex;align-items:center;gap:6px}
-.s:after,.e .t:after{content:" \\2197"/"(opens in a new tab)"}
-.s img{width:16px;height:16px;flex:none;padding:2px;border-radius:4px;background:light-dark(#0000,#fff)}
-.h{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-.w{align-self:flex-start;padding:2px 8px;border-radius:99px;background:var(--_badgeBg);color:var(--_badgeFg);font-size:.86em;font-weight:600}
+.s{display:flex;align-items:center;gap:.375rem;min-height:1.25rem}
+.s:after,.e[href] .t:after{content:" \\2197"/"(opens in a new tab)"}
+.s img{width:1rem;height:1rem;flex:none;padding:.125rem;border-radius:.25rem;background:light-dark(#0000,#fff)}
+.h,.o,.y{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.o{flex-shrink:0}
+.h:not(:empty)+.o:not(:empty):before{content:"\\b7  "/""}
+.w{align-self:flex-start;padding:.125rem .5rem;border-radius:99px;background:var(--_badgeBg);color:var(--_badgeFg);font-size:.86em;font-weight:600}
 .e .t{font-weight:400}
 .e .s{display:none}
-:host([data-layout=compact]) a,.k{flex-direction:row}
-:host([data-layout=compact]) .m,.k .m{flex:none;width:6.5rem;height:6.5rem;aspect-ratio:auto;margin:12px 0 12px 12px;border-radius:8px}
+:host([data-layout=compact]) a{flex-direction:row}
+:host([data-layout=compact]) .m{flex:none;width:6.5rem;height:6.5rem;aspect-ratio:auto;margin:.75rem 0;margin-inline-start:.75rem;border-radius:.5rem}
 :host([data-layout=compact]) .d{-webkit-line-clamp:1}
-.l .t,.l .d{background:var(--_skeleton);border-radius:4px}
+.l .t,.l .d{background:var(--_skeleton);border-radius:.25rem}
 .l .t{width:70%;height:1.3em}
 .l .d{height:2.8em}
 .l .m,.l .t,.l .d{animation:p 1s ease-in-out infinite alternate}

@@ -1,11 +1,13 @@
-// Builds the element to one minified ES module, dist/element/component.js, and prints
-// its gzip size; the build fails above the 8 KB budget (test/element/bundle.test.ts checks too).
+// Builds the element to one minified ES module, dist/element/component.js (and copies
+// linkpeek-preview.css beside it), and prints
+// its gzip size; the build fails above the 9 KB budget (test/element/bundle.test.ts checks too).
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 
-/** component.js at most 8 KB gzipped (docs/ARCHITECTURE.md). */
-export const GZIP_BUDGET_BYTES = 8192;
+/** component.js at most 9 KB gzipped (docs/ARCHITECTURE.md). */
+export const GZIP_BUDGET_BYTES = 9216;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -13,6 +15,8 @@ function gzipBudget(): Plugin {
   return {
     name: 'linkpeek-gzip-budget',
     generateBundle(_options, bundle) {
+      // The snippet that reserves the card's height before the module arrives, served beside it.
+      this.emitFile({ type: 'asset', fileName: 'linkpeek-preview.css', source: readFileSync(new URL('linkpeek-preview.css', import.meta.url)) });
       for (const file of Object.values(bundle)) {
         if (file.type != 'chunk') continue;
         const bytes = Buffer.from(file.code);
@@ -30,6 +34,9 @@ export default defineConfig({
   publicDir: false,
   logLevel: 'warn',
   plugins: [gzipBudget()],
+  // The SDK's client carries a server-sent-events client for operations that stream; none of the
+  // element's does, so the bundle gets a stub in its place (no-event-stream.ts).
+  resolve: { alias: [{ find: /^.*\/core\/serverSentEvents\.gen\.js$/, replacement: fileURLToPath(new URL('no-event-stream.ts', import.meta.url)) }] },
   build: {
     outDir: 'dist/element',
     emptyOutDir: true,

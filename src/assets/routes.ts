@@ -1,5 +1,7 @@
-// GET /component.js, GET / and GET /docs with its files. Everything else passes to next().
+// GET /component.js, GET /linkpeek-preview.css (the element's height reserve, built beside it),
+// GET / and GET /docs with its files. Everything else passes to next().
 import type Koa from 'koa';
+import path from 'node:path';
 import type { Config } from '../config.js';
 import { componentBundle, DEFAULT_BUNDLE_PATH } from './component-bundle.js';
 import { DOCS_CSP, docsAssets } from './docs.js';
@@ -16,10 +18,13 @@ export interface AssetOptions {
 }
 
 export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Middleware {
-  const bundle = componentBundle(options.bundlePath ?? DEFAULT_BUNDLE_PATH);
+  const bundlePath = options.bundlePath ?? DEFAULT_BUNDLE_PATH;
+  const bundle = componentBundle(bundlePath);
+  const reserveCss = componentBundle(path.join(path.dirname(bundlePath), 'linkpeek-preview.css'));
   const showcase = showcaseHtml(config.showcaseUrl);
   const docs = docsAssets();
   let component: StaticAsset | null = null;
+  let reserveAsset: StaticAsset | null = null;
 
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
@@ -45,6 +50,15 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
       }
       if (component?.bytes !== bytes) component = new StaticAsset(bytes, { type: 'application/javascript; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL });
       component.send(ctx);
+      return;
+    }
+
+    if (ctx.path === '/linkpeek-preview.css') {
+      const bytes = await reserveCss.read();
+      if (!bytes) return next();
+      ctx.set('Access-Control-Allow-Origin', '*');
+      if (reserveAsset?.bytes !== bytes) reserveAsset = new StaticAsset(bytes, { type: 'text/css; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL });
+      reserveAsset.send(ctx);
       return;
     }
 

@@ -124,8 +124,10 @@ export interface CardView {
   title: string;
   description: string;
   descriptionHidden: boolean;
-  /** The site line: site_name, else the host name. */
+  /** The site line's name: site_name, else the registrable domain. */
   host: string;
+  /** The registrable domain beside a site name ('' when the name is the domain). */
+  domain: string;
   /** The "author · date" line. */
   byline: string;
   bylineHidden: boolean;
@@ -141,7 +143,7 @@ export interface CardView {
   faviconHidden: boolean;
   /** "banner" (image above the text) or "thumbnail" (image beside it), as laid out. */
   shape: 'banner' | 'thumbnail';
-  /** The colour of the theme-colour stripe on the card's left edge, or null when none shows. */
+  /** The colour of the theme-colour stripe on the card's starting edge, or null when none shows. */
   accent: string | null;
   /** innerHTML of the whole shadow root, for "no injected markup" checks. */
   html: string;
@@ -167,6 +169,7 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
       description: part('description').textContent ?? '',
       descriptionHidden: !visible(part('description')),
       host: part('host').textContent ?? '',
+      domain: part('domain').textContent ?? '',
       byline: part('byline').textContent ?? '',
       bylineHidden: !visible(part('byline')),
       badge: part('badge').textContent ?? '',
@@ -180,7 +183,7 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
       faviconAlt: favicon.getAttribute('alt'),
       faviconHidden: !visible(favicon),
       shape: getComputedStyle(part('card')).flexDirection === 'row' ? ('thumbnail' as const) : ('banner' as const),
-      accent: /^(rgb\([^)]*\)) 4px 0px 0px 0px inset$/.exec(getComputedStyle(part('card')).boxShadow)?.[1] ?? null,
+      accent: /^(rgb\([^)]*\)) -?4px 0px 0px 0px inset$/.exec(getComputedStyle(part('card')).boxShadow)?.[1] ?? null,
       html: root.innerHTML,
     };
   }, id);
@@ -193,6 +196,7 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
 export async function snapshot(page: Page, name: string, id = 'preview'): Promise<string> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   const path = `${ARTIFACTS_DIR}${name}.png`;
+  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
   const box = await page.locator(`#${id}`).boundingBox();
   if (!box) throw new Error(`#${id} is not visible`);
   const margin = 8;
@@ -202,4 +206,17 @@ export async function snapshot(page: Page, name: string, id = 'preview'): Promis
     clip: { x: Math.max(0, box.x - margin), y: Math.max(0, box.y - margin), width: box.width + 2 * margin, height: box.height + 2 * margin },
   });
   return path;
+}
+
+/** Name and description of every link in Chromium's accessibility tree. */
+export async function accessibleLinks(page: Page): Promise<{ name: string; description: string }[]> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as {
+      nodes: { role?: { value: string }; name?: { value: string }; description?: { value: string } }[];
+    };
+    return nodes.filter((n) => n.role?.value === 'link').map((n) => ({ name: n.name?.value ?? '', description: n.description?.value ?? '' }));
+  } finally {
+    await cdp.detach();
+  }
 }

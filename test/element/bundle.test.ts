@@ -1,6 +1,7 @@
 // component.js as built and as served: the served bytes are the fresh build, the
-// build is newer than its sources, it stays within 8 KB gzip, and the routes answer as the
-// contract says (openapi.yaml /component.js), including before anything is built.
+// build is newer than its sources, it stays within 9 KB gzip, and the routes answer as the
+// contract says (openapi.yaml /component.js), including before anything is built; the height
+// reserve linkpeek-preview.css is built and served beside it.
 import { readdirSync, readFileSync, statSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -93,6 +94,18 @@ test('the running service serves exactly dist/element/component.js at GET /compo
   } finally {
     await service.close();
   }
+});
+
+test('GET /linkpeek-preview.css serves element/linkpeek-preview.css as built beside component.js, cacheable, readable cross-origin', async () => {
+  const res = await fetch(`${assets.baseUrl}/linkpeek-preview.css`);
+  assert.is(res.status, 200);
+  assert.is(res.headers.get('content-type'), 'text/css; charset=utf-8');
+  assert.is(res.headers.get('cache-control'), 'public, max-age=3600');
+  assert.is(res.headers.get('access-control-allow-origin'), '*');
+  const css = Buffer.from(await res.arrayBuffer());
+  assert.ok(css.equals(readFileSync(path.join(ROOT, 'element/linkpeek-preview.css'))));
+  assert.ok(css.equals(readFileSync(path.join(ROOT, 'dist/element/linkpeek-preview.css'))));
+  assert.match(css.toString(), 'linkpeek-preview:not(:defined)');
 });
 
 test('GET /component.js before the build: 503 JSON naming the command, not cached', async () => {

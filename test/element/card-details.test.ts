@@ -111,18 +111,18 @@ test('a date given without a time stays on its day in every time zone; an instan
   assert.is(instant.byline, 'Apr 30, 2024', '03:00 UTC is the evening before in Los Angeles');
 });
 
-test('lang marks the page\'s own text (title, description), not the viewer\'s date; without it that text is of unknown language', async () => {
+test('lang marks the card with the page\'s language (the byline\'s date with the viewer\'s); without it, lang="" (unknown), not the embedding page\'s', async () => {
   const page = await pageIn();
-  await render(page, { lang: 'fr-CA', title: 'Les cuvettes de marée', author: 'Ana Ruiz', published_time: '2024-05-01T09:30:00.000Z' });
+  await render(page, { lang: 'fr-CA', title: 'Les cuvettes de marée' });
   const langs = () =>
     page.evaluate(() => {
       const root = document.getElementById('preview')!.shadowRoot!;
-      return ['title', 'description', 'byline'].map((p) => root.querySelector(`[part=${p}]`)!.getAttribute('lang'));
+      return ['title', 'description', 'byline'].map((p) => root.querySelector(`[part=${p}]`)!.closest('[lang]')?.getAttribute('lang') ?? null);
     });
-  assert.equal(await langs(), ['fr-CA', 'fr-CA', null]);
+  assert.equal(await langs(), ['fr-CA', 'fr-CA', 'en-US'], 'the date is in the viewer\'s locale');
   await page.evaluate((meta) => document.getElementById('preview')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })));
   await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
-  assert.equal(await langs(), ['', '', null], 'lang="": not the embedding page\'s language either');
+  assert.equal(await langs(), ['', '', 'en-US'], 'lang="": not the embedding page\'s language either');
 });
 
 test('a data-meta without the fields beyond SPEC.md renders as before', async () => {
@@ -145,9 +145,9 @@ test('a video embed puts a play badge on the image; other embeds do not', async 
   await render(page, { embed: { ...YOUTUBE_LIKE, type: 'rich' } }, 'rich');
   const badge = (id: string) =>
     page.evaluate((id) => {
-      const media = document.getElementById(id)!.shadowRoot!.querySelector('[part=media]')!;
-      const mark = getComputedStyle(media, '::after');
-      return mark.content === 'none' ? null : { width: mark.width, height: mark.height };
+      const play = document.getElementById(id)!.shadowRoot!.querySelector('[part=play]')!;
+      const mark = getComputedStyle(play);
+      return mark.display === 'none' ? null : { width: mark.width, height: mark.height };
     }, id);
   assert.ok(await badge('video'), 'a play mark is drawn');
   assert.is(await badge('rich'), null);

@@ -1,5 +1,5 @@
-// How the card is laid out: banner or side thumbnail from the image's shape and twitter:card,
-// a thumbnail that stays square, the new-tab arrow, the favicon's tile in dark mode, and the
+// How the card is laid out: one banner frame whatever the image's shape (a wide image covers it,
+// another is shown whole), the compact layout's thumbnail that stays square, the new-tab arrow, the favicon's tile in dark mode, and the
 // error state as one plain link.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -66,23 +66,25 @@ test('compact layout: a portrait image stays a square thumbnail, cropped, and do
   await snapshot(page, 'compact-portrait');
 });
 
-test('a square image gets the side thumbnail, not the banner', async () => {
+/** How the image sits in its frame: "cover" (cropped to 1.91:1) or "contain" (whole). */
+const fitOf = (page: TestPage['page'], id = 'preview') =>
+  page.evaluate((id) => getComputedStyle(document.getElementById(id)!.shadowRoot!.querySelector('[part=image]')!).objectFit, id);
+
+test('a square image stays in the banner\'s frame, shown whole: the card keeps the height reserved for it', async () => {
   const page = await freshPage();
   const card = await render(page, { image: image('square.png', 300, 300) });
-  assert.is(card.shape, 'thumbnail');
+  assert.is(card.shape, 'banner');
+  assert.is(await fitOf(page), 'contain');
   const media = await box(page, 'preview', 'media');
-  assert.is(Math.round(media.width), Math.round(media.height));
-  await snapshot(page, 'square-thumbnail');
+  assert.ok(Math.abs(media.width / media.height - 1.91) < 0.02, 'the frame is 1.91:1');
+  await snapshot(page, 'square-in-banner');
 });
 
-test('a portrait image gets the side thumbnail', async () => {
+test('a portrait image is shown whole in the banner\'s frame; a wide one covers it', async () => {
   const page = await freshPage();
-  assert.is((await render(page, { image: image('portrait.png', 200, 600) })).shape, 'thumbnail');
-});
-
-test('twitter:card=summary gets the side thumbnail even with a wide image', async () => {
-  const page = await freshPage();
-  assert.is((await render(page, { image: image('wide.png', 600, 314), twitter: { 'twitter:card': 'summary' } })).shape, 'thumbnail');
+  await render(page, { image: image('portrait.png', 200, 600) }, 'portrait');
+  await render(page, { image: image('wide.png', 600, 314) }, 'wide');
+  assert.equal([await fitOf(page, 'portrait'), await fitOf(page, 'wide')], ['contain', 'cover']);
 });
 
 test('a wide image, and summary_large_image with a wide image, get the banner', async () => {
@@ -94,14 +96,13 @@ test('a wide image, and summary_large_image with a wide image, get the banner', 
   assert.ok(Math.abs(media.width / media.height - 1.91) < 0.02, 'the banner is 1.91:1');
 });
 
-test('without a declared size, the loaded image decides: a square one becomes the side thumbnail', async () => {
+test('without a declared size, or with a wrong one, the loaded image decides its fit, and the card does not move', async () => {
   const page = await freshPage();
-  assert.is((await render(page, { image: image('square.png', null, null) })).shape, 'thumbnail');
-});
-
-test('a declared size that is wrong is corrected by the loaded image', async () => {
-  const page = await freshPage();
-  assert.is((await render(page, { image: image('square.png', 1200, 630) })).shape, 'thumbnail');
+  await render(page, { image: image('square.png', null, null) }, 'unknown');
+  await render(page, { image: image('square.png', 1200, 630) }, 'wrong');
+  assert.equal([await fitOf(page, 'unknown'), await fitOf(page, 'wrong')], ['contain', 'contain']);
+  const [unknown, wrong] = [await box(page, 'unknown', 'card'), await box(page, 'wrong', 'card')];
+  assert.is(Math.round(unknown.height), Math.round(wrong.height));
 });
 
 test('an arrow icon shows that the link opens a new tab; its alt text reads "(opens in a new tab)"', async () => {

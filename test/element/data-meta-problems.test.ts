@@ -54,7 +54,7 @@ test('an invalid data-meta logs one console.warn naming its problem, and nothing
   const cases: Record<string, [meta: string, warning: string]> = {
     notJson: ['{"title": "unterminated', 'data-meta is not valid JSON'],
     array: ['[]', 'data-meta is not an object'],
-    noUrl: [JSON.stringify({ ...valid, url: undefined }), 'data-meta.url is not a string'],
+    noUrl: [JSON.stringify({ ...valid, url: undefined }), 'data-meta.url is not an http(s) URL'],
     numberTitle: [JSON.stringify({ ...valid, title: 42 }), 'data-meta.title is not a string'],
     imageString: [JSON.stringify({ ...valid, image: `${ORIGIN}/a.png` }), 'data-meta.image is not an object'],
     imageUrl: [JSON.stringify({ ...valid, image: { url: 7 } }), 'data-meta.image.url is not a string'],

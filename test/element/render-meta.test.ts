@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { startAssetServer, type AssetServer } from './asset-server.js';
-import { launchBrowser, mount, openPage, readCard, snapshot, waitForState, type TestPage } from './browser.js';
+import { accessibleLinks, launchBrowser, mount, openPage, readCard, snapshot, waitForState, type TestPage } from './browser.js';
 import { metadataFor } from './metadata-fixture.js';
 import { gradientPng } from './png.js';
 import { startUpstream, type Upstream } from './upstream-fixture.js';
@@ -223,19 +223,6 @@ test('a data-meta that is not valid Metadata shows the error state; the link sti
   assert.equal(requested.filter((url) => url.includes('/v1/')), [], 'data-meta wins over data-url: no request');
   await snapshot(page, 'error-with-link', 'withUrl');
 });
-
-/** Name and description of every link in Chromium's accessibility tree. */
-async function accessibleLinks(page: TestPage['page']): Promise<{ name: string; description: string }[]> {
-  const cdp = await page.context().newCDPSession(page);
-  try {
-    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as {
-      nodes: { role?: { value: string }; name?: { value: string }; description?: { value: string } }[];
-    };
-    return nodes.filter((n) => n.role?.value === 'link').map((n) => ({ name: n.name?.value ?? '', description: n.description?.value ?? '' }));
-  } finally {
-    await cdp.detach();
-  }
-}
 
 test('accessibility: the link is named by badge, title, host and "(opens in a new tab)", and described by the description', async () => {
   const { page } = await freshPage();

@@ -59,9 +59,10 @@ test('markup in the image alt (og:image:alt) never reaches the DOM: the image is
   assert.not.ok(handlers.some((name) => name.startsWith('on')), handlers.join(','));
 });
 
-test('a javascript: page url never reaches href', async () => {
-  const card = await render(metadataFor(ORIGIN, { url: 'javascript:window.pwned=5' }));
+test('a javascript: page url never reaches href: the card is the error state, not a link', async () => {
+  const card = await render(metadataFor(ORIGIN, { url: 'javascript:window.pwned=5' }), 'error');
   assert.is(card.href, null);
+  assert.is(card.title, 'Preview unavailable');
   assert.is(card.host, '');
   assert.not.match(card.html, 'javascript:');
   // The card is not a link, so it is not focusable and a click does nothing.
