@@ -263,9 +263,12 @@ export type GetMetadataData = {
     path?: never;
     query: {
         /**
-         * Absolute HTTP or HTTPS URL of the page to fetch and inspect (at most 4096 characters,
-         * no user name or password). When it is missing the answer is a 302 to this endpoint
-         * with a showcase page.
+         * Absolute HTTP or HTTPS URL of the page to fetch and inspect, as a browser's address
+         * bar takes it: any URL the WHATWG URL Standard parses (`|`, `[`, `]`, `{`, `}`, `^`
+         * and spaces around it included, which RFC 3986 refuses), and the page fetched is that
+         * URL as the standard writes it out (percent-encoded where it must be). At most 4096
+         * characters, as given and once written out; no user name or password. When it is
+         * missing the answer is a 302 to this endpoint with a showcase page.
          *
          */
         url: string;
@@ -326,7 +329,10 @@ export type ProxyImageData = {
     path?: never;
     query: {
         /**
-         * Absolute HTTP or HTTPS image URL to proxy (at most 4096 characters).
+         * Absolute HTTP or HTTPS image URL to proxy, read like the metadata endpoint's `url`:
+         * any URL the WHATWG URL Standard parses, fetched as the standard writes it out; at
+         * most 4096 characters, as given and once written out.
+         *
          */
         url: string;
     };
