@@ -92,7 +92,8 @@ export const getOpenApiDocument = <ThrowOnError extends boolean = false>(options
  *
  * 200 while the instance answers requests: `ok`, or `degraded` when Redis is configured but
  * unreachable or silent past its deadline (the instance answers from its own memory stores),
- * the event loop lags, or the upstream fetch slots are saturated.
+ * the event loop lags, the upstream fetch slots are saturated, or the nameservers leave
+ * lookups unanswered (see `dns`).
  * 503 `stopping` once a shutdown has begun, so a load balancer stops sending traffic.
  *
  * Example request: `curl https://linkpeek.example/healthz`
