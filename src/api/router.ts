@@ -9,6 +9,7 @@ import addFormatsModule from 'ajv-formats';
 import { MethodNotAllowed, NotFound } from '../errors.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import type { TargetOptions } from '../fetch/target.js';
+import { nearMissWarning, WARNING_HEADER } from './near-miss.js';
 import type { ShowcaseRequest } from './showcase-location.js';
 import { invalid, isMissingUrl, problemsOf } from './validation.js';
 
@@ -107,10 +108,11 @@ export async function createRouter(operations: Operations, options: RouterOption
   api.router.getOperations = () => flatOperations;
 
   // Unknown query parameters are tolerated (utm tags happen) but openapi-backend's
-  // schema forbids them, so each operation only sees its declared ones.
+  // schema forbids them, so each operation only sees its declared ones; one a typo away from a
+  // declared one is named in a response header (near-miss.ts).
   const declared = new Map<string, ReadonlySet<string>>();
   for (const op of api.getOperations()) {
-    const names = (op.parameters ?? []).map((p) => ('name' in p ? p.name : '')).filter(Boolean);
+    const names = (op.parameters ?? []).map((p) => ('name' in p && p.in === 'query' ? p.name : '')).filter(Boolean);
     declared.set(op.path, new Set(names));
   }
 
@@ -119,6 +121,8 @@ export async function createRouter(operations: Operations, options: RouterOption
     const query: Record<string, string | string[]> = {};
     if (known) {
       for (const [key, value] of Object.entries(ctx.query)) if (known.has(key) && value !== undefined) query[key] = value;
+      const warning = known.size > 0 ? nearMissWarning(Object.keys(ctx.query), known) : null;
+      if (warning !== null) ctx.set(WARNING_HEADER, warning);
     }
     await api.handleRequest(
       // HEAD is answered like GET; Koa drops the body.
