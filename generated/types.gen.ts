@@ -402,6 +402,18 @@ export type GetComponentData = {
     url: '/component.js';
 };
 
+export type GetComponentErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
+};
+
 export type GetComponentResponses = {
     /**
      * The element's ES module.
@@ -416,6 +428,18 @@ export type GetShowcaseData = {
     path?: never;
     query?: never;
     url: '/';
+};
+
+export type GetShowcaseErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
 };
 
 export type GetShowcaseResponses = {
@@ -438,6 +462,18 @@ export type GetDocsData = {
     path?: never;
     query?: never;
     url: '/docs';
+};
+
+export type GetDocsErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
 };
 
 export type GetDocsResponses = {
@@ -498,6 +534,18 @@ export type GetOpenApiDocumentData = {
     url: '/openapi.yaml';
 };
 
+export type GetOpenApiDocumentErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
+};
+
 export type GetOpenApiDocumentResponses = {
     /**
      * The OpenAPI 3.0.0 document of the service.
@@ -515,6 +563,15 @@ export type GetHealthData = {
 };
 
 export type GetHealthErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
     /**
      * The instance is shutting down.
      */
