@@ -47,6 +47,8 @@ export const REASON_TEXTS: Partial<Record<NonNullable<ApiError['reason']>, strin
   tls_certificate: "The site's certificate is not valid.",
   connection_refused: 'The site could not be reached.',
   unreachable: 'The site could not be reached.',
+  // The preview service's own fault, not the site's: said so, so readers do not blame the site.
+  resolver_unavailable: 'The preview service failed; try later.',
   empty_page: 'The page is empty.',
   bot_check: 'The site blocked the preview with a bot check.',
   consent_wall: 'The site asks for consent or a sign-in first.',

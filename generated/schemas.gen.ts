@@ -259,26 +259,32 @@ export const ApiErrorSchema = {
             description: 'Human-readable message.'
         },
         reason: {
-            type: 'string',
-            description: 'On a 422, what failed, for programs (the message says it for people). More values may\nbe added; treat an unknown one like `unreachable`.\n`http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.\n`timeout`: the site did not answer within the fetch deadline.\n`name_not_resolved`: the host name does not resolve (DNS).\n`too_many_redirects`: more redirects than the service follows.\n`redirect_loop`: a redirect came back to a URL already visited.\n`bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.\n`tls_certificate`: the site\'s TLS certificate is not valid.\n`connection_refused`: the site\'s address refused the connection.\n`unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).\n`empty_page`: the site answered with an empty body.\n`undecodable`: the body\'s content encoding could not be decoded.\n`fetch_loop`: the request came from LinkPeek itself.\n`bot_check`: the site answered with a bot check (Cloudflare, Akamai, DataDome, PerimeterX, Imperva, AWS WAF) instead of the page, whatever its status.\n`consent_wall`: a redirect ended on a cookie-consent or login page (consent.google.com, consent.youtube.com, consent.yahoo.com, LinkedIn\'s authwall, Instagram\'s login, Facebook\'s login) instead of the page.\n',
-            enum: [
-                'http_status',
-                'timeout',
-                'name_not_resolved',
-                'too_many_redirects',
-                'redirect_loop',
-                'bad_redirect',
-                'tls_certificate',
-                'connection_refused',
-                'unreachable',
-                'empty_page',
-                'undecodable',
-                'fetch_loop',
-                'bot_check',
-                'consent_wall'
-            ]
+            $ref: '#/components/schemas/FailureReason'
         }
     }
+} as const;
+
+export const FailureReasonSchema = {
+    type: 'string',
+    description: 'What failed, for programs (the message says it for people): the `reason` of a metadata\n422 and of the image proxy\'s 502 and 504. More values may be added; treat an unknown one\nlike `unreachable`.\n`http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.\n`timeout`: the site did not answer within the fetch deadline.\n`name_not_resolved`: the host name does not resolve (DNS).\n`resolver_unavailable`: LinkPeek\'s own DNS resolver did not answer (nothing listens at its nameservers, or most of its recent queries went unanswered: `/healthz` says `degraded`); the site was not tried. Retry later.\n`too_many_redirects`: more redirects than the service follows.\n`redirect_loop`: a redirect came back to a URL already visited.\n`bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.\n`tls_certificate`: the site\'s TLS certificate is not valid.\n`connection_refused`: the site\'s address refused the connection.\n`unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).\n`empty_page`: the site answered with an empty body.\n`too_large`: the image proxy only: the image is larger than the service proxies.\n`undecodable`: the body\'s content encoding could not be decoded.\n`fetch_loop`: the request came from LinkPeek itself.\n`bot_check`: the site answered with a bot check (Cloudflare, Akamai, DataDome, PerimeterX, Imperva, AWS WAF) instead of the page, whatever its status.\n`consent_wall`: a redirect ended on a cookie-consent or login page (consent.google.com, consent.youtube.com, consent.yahoo.com, LinkedIn\'s authwall, Instagram\'s login, Facebook\'s login) instead of the page.\n',
+    enum: [
+        'http_status',
+        'timeout',
+        'name_not_resolved',
+        'too_many_redirects',
+        'redirect_loop',
+        'bad_redirect',
+        'tls_certificate',
+        'connection_refused',
+        'unreachable',
+        'empty_page',
+        'undecodable',
+        'fetch_loop',
+        'bot_check',
+        'consent_wall',
+        'resolver_unavailable',
+        'too_large'
+    ]
 } as const;
 
 export const ValidationErrorSchema = {
@@ -334,6 +340,9 @@ export const ProxyErrorSchema = {
         error: {
             type: 'string',
             description: 'Human-readable message.'
+        },
+        reason: {
+            $ref: '#/components/schemas/FailureReason'
         }
     }
 } as const;
@@ -420,10 +429,11 @@ export const HealthSchema = {
         },
         dns: {
             type: 'object',
-            description: 'Queries this instance sent to its nameservers in the last 30 s, and how many reached DNS_TIMEOUT_MS. `status` is `degraded` while at least 5 timed out and they were at least 20% of the queries.',
+            description: 'Queries this instance sent to its nameservers in the last 30 s, how many reached DNS_TIMEOUT_MS, and how many found no nameserver to reach (nothing listens at DNS_SERVERS). `status` is `degraded` while at least 5 went unanswered (timed out or unreachable) and they were at least 20% of the queries; meanwhile a page whose name times out is answered `resolver_unavailable`, not blamed on the site.',
             required: [
                 'queries',
                 'timeouts',
+                'unreachable',
                 'cached_names'
             ],
             properties: {
@@ -431,6 +441,9 @@ export const HealthSchema = {
                     type: 'integer'
                 },
                 timeouts: {
+                    type: 'integer'
+                },
+                unreachable: {
                     type: 'integer'
                 },
                 cached_names: {

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { GetComponentData, GetComponentResponses, GetDocsData, GetDocsFileData, GetDocsFileErrors, GetDocsFileResponses, GetDocsResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentResponses, GetShowcaseData, GetShowcaseResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
+import type { GetComponentData, GetComponentErrors, GetComponentResponses, GetDocsData, GetDocsErrors, GetDocsFileData, GetDocsFileErrors, GetDocsFileResponses, GetDocsResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetShowcaseData, GetShowcaseErrors, GetShowcaseResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -50,28 +50,30 @@ export const proxyImage = <ThrowOnError extends boolean = false>(options: Option
  * Include the script, then render `<linkpeek-preview data-url="https://...">` or
  * `<linkpeek-preview data-meta='{"url":...}'>` (pre-fetched Metadata).
  *
- * Example request:
+ * Example request, from a module script of the page (or the same URL as its `src`):
  *
- * <script type="module" src="https://linkpeek.example/component.js"></script>
+ * ```js
+ * import 'https://linkpeek.example/component.js';
+ * ```
  *
  * A client that sends the `ETag` it holds in `If-None-Match` gets 304 while it is current.
  *
  */
-export const getComponent = <ThrowOnError extends boolean = false>(options?: Options<GetComponentData, ThrowOnError>) => (options?.client ?? client).get<GetComponentResponses, unknown, ThrowOnError>({ url: '/component.js', ...options });
+export const getComponent = <ThrowOnError extends boolean = false>(options?: Options<GetComponentData, ThrowOnError>) => (options?.client ?? client).get<GetComponentResponses, GetComponentErrors, ThrowOnError>({ url: '/component.js', ...options });
 
 /**
  * The showcase page, a URL box with the element rendering live, and the curl and SDK examples.
  *
  * Example request: `curl https://linkpeek.example/`
  */
-export const getShowcase = <ThrowOnError extends boolean = false>(options?: Options<GetShowcaseData, ThrowOnError>) => (options?.client ?? client).get<GetShowcaseResponses, unknown, ThrowOnError>({ url: '/', ...options });
+export const getShowcase = <ThrowOnError extends boolean = false>(options?: Options<GetShowcaseData, ThrowOnError>) => (options?.client ?? client).get<GetShowcaseResponses, GetShowcaseErrors, ThrowOnError>({ url: '/', ...options });
 
 /**
  * This reference, rendered for people (Swagger UI, served from this origin).
  *
  * Example request: `curl https://linkpeek.example/docs`. Its scripts and styles are the `/docs/{file}` paths.
  */
-export const getDocs = <ThrowOnError extends boolean = false>(options?: Options<GetDocsData, ThrowOnError>) => (options?.client ?? client).get<GetDocsResponses, unknown, ThrowOnError>({ url: '/docs', ...options });
+export const getDocs = <ThrowOnError extends boolean = false>(options?: Options<GetDocsData, ThrowOnError>) => (options?.client ?? client).get<GetDocsResponses, GetDocsErrors, ThrowOnError>({ url: '/docs', ...options });
 
 /**
  * A script or stylesheet of the reference page.
@@ -85,14 +87,15 @@ export const getDocsFile = <ThrowOnError extends boolean = false>(options: Optio
  *
  * Example request: `curl https://linkpeek.example/openapi.yaml`
  */
-export const getOpenApiDocument = <ThrowOnError extends boolean = false>(options?: Options<GetOpenApiDocumentData, ThrowOnError>) => (options?.client ?? client).get<GetOpenApiDocumentResponses, unknown, ThrowOnError>({ url: '/openapi.yaml', ...options });
+export const getOpenApiDocument = <ThrowOnError extends boolean = false>(options?: Options<GetOpenApiDocumentData, ThrowOnError>) => (options?.client ?? client).get<GetOpenApiDocumentResponses, GetOpenApiDocumentErrors, ThrowOnError>({ url: '/openapi.yaml', ...options });
 
 /**
  * Liveness and readiness of this instance.
  *
  * 200 while the instance answers requests: `ok`, or `degraded` when Redis is configured but
  * unreachable or silent past its deadline (the instance answers from its own memory stores),
- * the event loop lags, or the upstream fetch slots are saturated.
+ * the event loop lags, the upstream fetch slots are saturated, or the nameservers leave
+ * lookups unanswered (see `dns`).
  * 503 `stopping` once a shutdown has begun, so a load balancer stops sending traffic.
  *
  * Example request: `curl https://linkpeek.example/healthz`

@@ -154,27 +154,32 @@ export type ApiError = {
      * Human-readable message.
      */
     message: string;
-    /**
-     * On a 422, what failed, for programs (the message says it for people). More values may
-     * be added; treat an unknown one like `unreachable`.
-     * `http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.
-     * `timeout`: the site did not answer within the fetch deadline.
-     * `name_not_resolved`: the host name does not resolve (DNS).
-     * `too_many_redirects`: more redirects than the service follows.
-     * `redirect_loop`: a redirect came back to a URL already visited.
-     * `bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.
-     * `tls_certificate`: the site's TLS certificate is not valid.
-     * `connection_refused`: the site's address refused the connection.
-     * `unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).
-     * `empty_page`: the site answered with an empty body.
-     * `undecodable`: the body's content encoding could not be decoded.
-     * `fetch_loop`: the request came from LinkPeek itself.
-     * `bot_check`: the site answered with a bot check (Cloudflare, Akamai, DataDome, PerimeterX, Imperva, AWS WAF) instead of the page, whatever its status.
-     * `consent_wall`: a redirect ended on a cookie-consent or login page (consent.google.com, consent.youtube.com, consent.yahoo.com, LinkedIn's authwall, Instagram's login, Facebook's login) instead of the page.
-     *
-     */
-    reason?: 'http_status' | 'timeout' | 'name_not_resolved' | 'too_many_redirects' | 'redirect_loop' | 'bad_redirect' | 'tls_certificate' | 'connection_refused' | 'unreachable' | 'empty_page' | 'undecodable' | 'fetch_loop' | 'bot_check' | 'consent_wall';
+    reason?: FailureReason;
 };
+
+/**
+ * What failed, for programs (the message says it for people): the `reason` of a metadata
+ * 422 and of the image proxy's 502 and 504. More values may be added; treat an unknown one
+ * like `unreachable`.
+ * `http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.
+ * `timeout`: the site did not answer within the fetch deadline.
+ * `name_not_resolved`: the host name does not resolve (DNS).
+ * `resolver_unavailable`: LinkPeek's own DNS resolver did not answer (nothing listens at its nameservers, or most of its recent queries went unanswered: `/healthz` says `degraded`); the site was not tried. Retry later.
+ * `too_many_redirects`: more redirects than the service follows.
+ * `redirect_loop`: a redirect came back to a URL already visited.
+ * `bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.
+ * `tls_certificate`: the site's TLS certificate is not valid.
+ * `connection_refused`: the site's address refused the connection.
+ * `unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).
+ * `empty_page`: the site answered with an empty body.
+ * `too_large`: the image proxy only: the image is larger than the service proxies.
+ * `undecodable`: the body's content encoding could not be decoded.
+ * `fetch_loop`: the request came from LinkPeek itself.
+ * `bot_check`: the site answered with a bot check (Cloudflare, Akamai, DataDome, PerimeterX, Imperva, AWS WAF) instead of the page, whatever its status.
+ * `consent_wall`: a redirect ended on a cookie-consent or login page (consent.google.com, consent.youtube.com, consent.yahoo.com, LinkedIn's authwall, Instagram's login, Facebook's login) instead of the page.
+ *
+ */
+export type FailureReason = 'http_status' | 'timeout' | 'name_not_resolved' | 'too_many_redirects' | 'redirect_loop' | 'bad_redirect' | 'tls_certificate' | 'connection_refused' | 'unreachable' | 'empty_page' | 'undecodable' | 'fetch_loop' | 'bot_check' | 'consent_wall' | 'resolver_unavailable' | 'too_large';
 
 /**
  * Body of 400 on the metadata endpoint.
@@ -199,6 +204,7 @@ export type ProxyError = {
      * Human-readable message.
      */
     error: string;
+    reason?: FailureReason;
 };
 
 /**
@@ -241,11 +247,12 @@ export type Health = {
     };
     uptime_s: number;
     /**
-     * Queries this instance sent to its nameservers in the last 30 s, and how many reached DNS_TIMEOUT_MS. `status` is `degraded` while at least 5 timed out and they were at least 20% of the queries.
+     * Queries this instance sent to its nameservers in the last 30 s, how many reached DNS_TIMEOUT_MS, and how many found no nameserver to reach (nothing listens at DNS_SERVERS). `status` is `degraded` while at least 5 went unanswered (timed out or unreachable) and they were at least 20% of the queries; meanwhile a page whose name times out is answered `resolver_unavailable`, not blamed on the site.
      */
     dns: {
         queries: number;
         timeouts: number;
+        unreachable: number;
         /**
          * Names whose answer or failure is cached.
          */
@@ -263,9 +270,12 @@ export type GetMetadataData = {
     path?: never;
     query: {
         /**
-         * Absolute HTTP or HTTPS URL of the page to fetch and inspect (at most 4096 characters,
-         * no user name or password). When it is missing the answer is a 302 to this endpoint
-         * with a showcase page.
+         * Absolute HTTP or HTTPS URL of the page to fetch and inspect, as a browser's address
+         * bar takes it: any URL the WHATWG URL Standard parses (`|`, `[`, `]`, `{`, `}`, `^`
+         * and spaces around it included, which RFC 3986 refuses), and the page fetched is that
+         * URL as the standard writes it out (percent-encoded where it must be). At most 4096
+         * characters, as given and once written out; no user name or password. When it is
+         * missing the answer is a 302 to this endpoint with a showcase page.
          *
          */
         url: string;
@@ -326,7 +336,10 @@ export type ProxyImageData = {
     path?: never;
     query: {
         /**
-         * Absolute HTTP or HTTPS image URL to proxy (at most 4096 characters).
+         * Absolute HTTP or HTTPS image URL to proxy, read like the metadata endpoint's `url`:
+         * any URL the WHATWG URL Standard parses, fetched as the standard writes it out; at
+         * most 4096 characters, as given and once written out.
+         *
          */
         url: string;
     };
@@ -345,7 +358,10 @@ export type ProxyImageErrors = {
      */
     429: ProxyError;
     /**
-     * The upstream image request failed (unreachable, refused, blocked address, 4xx or 5xx, cut short).
+     * The upstream image request failed (unreachable, refused, blocked address, 4xx or 5xx,
+     * larger than the service proxies). `reason` says what failed, with the values of a
+     * metadata 422 (`FailureReason`), and `error` says it in words.
+     *
      */
     502: ProxyError;
     /**
@@ -386,6 +402,18 @@ export type GetComponentData = {
     url: '/component.js';
 };
 
+export type GetComponentErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
+};
+
 export type GetComponentResponses = {
     /**
      * The element's ES module.
@@ -400,6 +428,18 @@ export type GetShowcaseData = {
     path?: never;
     query?: never;
     url: '/';
+};
+
+export type GetShowcaseErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
 };
 
 export type GetShowcaseResponses = {
@@ -422,6 +462,18 @@ export type GetDocsData = {
     path?: never;
     query?: never;
     url: '/docs';
+};
+
+export type GetDocsErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
 };
 
 export type GetDocsResponses = {
@@ -482,6 +534,18 @@ export type GetOpenApiDocumentData = {
     url: '/openapi.yaml';
 };
 
+export type GetOpenApiDocumentErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
+};
+
 export type GetOpenApiDocumentResponses = {
     /**
      * The OpenAPI 3.0.0 document of the service.
@@ -499,6 +563,15 @@ export type GetHealthData = {
 };
 
 export type GetHealthErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
     /**
      * The instance is shutting down.
      */

@@ -1,7 +1,7 @@
 // `prepare` (run by `npm ci` and `npm install` in this checkout): builds dist/ when the
 // devDependencies are installed. A production install (`npm ci --omit=dev`) has no TypeScript or
 // Vite, so it skips the build with one line instead of failing: dist/ must then come prebuilt
-// (README "Deploying").
+// (README "Deploying"), and when it is already there the line says so.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,7 +11,13 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 if (!existsSync(path.join(root, 'node_modules', 'typescript', 'package.json'))) {
-  console.error('linkpeek: devDependencies not installed, dist/ not built (build with `npm ci && npm run build`, then `npm prune --omit=dev`)');
+  // The same file `npm start` runs (scripts/start.mjs).
+  const prebuilt = existsSync(path.join(root, 'dist', 'server', 'src', 'main.js'));
+  console.error(
+    prebuilt
+      ? 'linkpeek: devDependencies not installed: using the prebuilt dist/'
+      : 'linkpeek: devDependencies not installed, dist/ not built (build with `npm ci && npm run build`, then `npm prune --omit=dev`)',
+  );
   process.exit(0);
 }
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

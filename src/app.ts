@@ -18,11 +18,11 @@ import { withFastPath } from './api/fast-path.js';
 import { ServiceKoa } from './api/hand-over.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter } from './api/router.js';
+import { showcaseLocation } from './api/showcase-location.js';
 import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
 import { fetchThrough } from './fetch/plain-fetch.js';
 import { DnsResolver } from './fetch/resolver.js';
 import { LinkPeekError } from './errors.js';
-import { PATHS } from './routes.js';
 import type { SafeFetch } from './fetch/types.js';
 import { HealthMonitor } from './health.js';
 import { createLogger } from './log.js';
@@ -226,19 +226,4 @@ function createRateLimitStore(config: Config, redis: Redis | null, failover: Fai
 function createExtractionStore(config: Config, redis: Redis | null, failover: Failover | null): ExtractionStore {
   const memory = new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes });
   return redis && failover ? new FallbackExtractionStore(new RedisExtractionStore(redis, config.redisKeyPrefix), memory, failover) : memory;
-}
-
-/**
- * The 302's Location: this endpoint with the showcase page as `url`. Nothing in it comes from the
- * request (a Host or X-Forwarded-Host header is the client's to forge, and a CDN could cache the
- * forged redirect for everyone): under PUBLIC_BASE_URL when set, else a path on the same origin.
- */
-function showcaseLocation(config: Pick<Config, 'publicBaseUrl' | 'showcaseUrl'>): string {
-  const query = new URLSearchParams({ url: config.showcaseUrl }).toString();
-  if (config.publicBaseUrl === null) return `${PATHS.metadata}?${query}`;
-  // "https://example.org/linkpeek" is a folder: the endpoint goes under it.
-  const base = config.publicBaseUrl.endsWith('/') ? config.publicBaseUrl : `${config.publicBaseUrl}/`;
-  const location = new URL(PATHS.metadata.slice(1), base);
-  location.search = query;
-  return location.href;
 }

@@ -8,7 +8,7 @@ export { ConfigError };
 export interface Config {
   port: number;
   host: string;
-  /** Absolute base for URLs the service writes (302 Location); when unset they are relative, never taken from request headers. */
+  /** Absolute base for URLs the service writes (302 Location); when unset, the request's scheme and Host (api/showcase-location.ts). */
   publicBaseUrl: string | null;
   /** Take the client IP from X-Forwarded-For (behind a load balancer). */
   trustProxy: boolean;

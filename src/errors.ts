@@ -178,10 +178,10 @@ export function toHttpError(err: unknown, surface: ErrorSurface): HttpError {
     case 'NOT_FOUND':
       return shaped(404, err.message, surface, noStore);
     case 'FETCH_FAILED':
-      if (surface === 'proxy') return shaped(502, 'The image could not be fetched.', surface, noStore);
+      if (surface === 'proxy') return proxyFailure(502, 'The image could not be fetched.', (err as FetchFailed).failure);
       return unprocessable((err as FetchFailed).failure);
     case 'FETCH_TIMEOUT':
-      if (surface === 'proxy') return shaped(504, 'The image took too long to fetch.', surface, noStore);
+      if (surface === 'proxy') return proxyFailure(504, 'The image took too long to fetch.', (err as FetchFailed).failure);
       return unprocessable((err as FetchFailed).failure);
     case 'OVERLOADED':
       return shaped(503, err.message, surface, { ...noStore, 'Retry-After': '1' });
@@ -197,6 +197,11 @@ export function toHttpError(err: unknown, surface: ErrorSurface): HttpError {
 /** The metadata endpoint's 422: what failed, as a reason of openapi.yaml's enum and its message. */
 function unprocessable(failure: FetchFailure): HttpError {
   return { status: 422, body: { code: 422, message: failure.message, reason: failure.reason }, headers: noStore };
+}
+
+/** The proxy's 502 and 504: what failed, as the metadata 422 says it, after what it means for the image. */
+function proxyFailure(status: number, summary: string, failure: FetchFailure): HttpError {
+  return { status, body: { error: `${summary} ${failure.message}`, reason: failure.reason }, headers: noStore };
 }
 
 function shaped(

@@ -16,7 +16,7 @@ export interface HealthSources {
   redisUp: () => boolean | null;
   fetchSlots: FetchSlots;
   /** The resolver's last 30 s (fetch/dns-window.ts holds the `degraded` rule). */
-  dns: () => { queries: number; timeouts: number; degraded: boolean; cachedNames: number };
+  dns: () => { queries: number; timeouts: number; unreachable: number; degraded: boolean; cachedNames: number };
 }
 
 /** What /healthz reads of the fetch limiter (fetch/limiter.ts). */
@@ -74,7 +74,7 @@ export class HealthMonitor {
       event_loop_delay_ms: delay,
       upstream_fetches: { in_flight: slots.inFlight, max_in_flight: slots.maxActive, queued: slots.queued, capped: slots.capped, saturated },
       uptime_s: Math.round((performance.now() - this.startedAt) / 1000),
-      dns: { queries: dns.queries, timeouts: dns.timeouts, cached_names: dns.cachedNames },
+      dns: { queries: dns.queries, timeouts: dns.timeouts, unreachable: dns.unreachable, cached_names: dns.cachedNames },
     };
   }
 

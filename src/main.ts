@@ -4,6 +4,7 @@
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { tuneGarbageCollection } from './gc.js';
+import { listenError } from './listen-error.js';
 import { createLogger } from './log.js';
 import { createMetricsServer } from './metrics-server.js';
 import { createServer, stopGracefully } from './server.js';
@@ -25,8 +26,20 @@ if (config.allowPrivateNetworks) {
   logger.warn('ALLOW_PRIVATE_NETWORKS=true: upstream fetches may reach loopback and private networks (development only)');
 }
 
+/** A listener that cannot start ends the process with one line naming the setting, like loadConfig's. */
+function exitOnListenError(portSetting: 'PORT' | 'METRICS_PORT', port: number) {
+  return (err: Error) => {
+    const named = listenError(err, { portSetting, port, host: config.host });
+    if (!named) throw err;
+    logger.flush();
+    console.error(named.message);
+    process.exit(2);
+  };
+}
+
 const app = await createApp(config, { logger });
 const server = createServer(app, config);
+server.once('error', exitOnListenError('PORT', config.port));
 server.listen(config.port, config.host, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -39,6 +52,7 @@ const metricsPort = config.metricsPort;
 let metricsServer: ReturnType<typeof createMetricsServer> | null = null;
 if (metricsPort !== null) {
   metricsServer = createMetricsServer(app.metrics);
+  metricsServer.once('error', exitOnListenError('METRICS_PORT', metricsPort));
   metricsServer.listen(metricsPort, config.host, () => logger.info({ host: config.host, port: metricsPort }, 'metrics listening'));
 }
 

@@ -46,7 +46,7 @@ export class Metrics {
 
   readonly dnsQueryDuration = new Histogram({
     name: 'linkpeek_dns_query_duration_seconds',
-    help: 'Time of a query to the nameservers (A and AAAA together), by outcome: answered, nxdomain, nodata, servfail, refused, timeout, error.',
+    help: 'Time of a query to the nameservers (A and AAAA together), by outcome: answered, nxdomain, nodata, servfail, refused, timeout, unreachable (no nameserver could be reached), error.',
     labelNames: ['outcome'] as const,
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4],
     registers: [this.registry],

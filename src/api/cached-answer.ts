@@ -6,6 +6,7 @@ import type { Context } from 'koa';
 import type { Metadata } from '../../generated/types.gen.js';
 import type { ResponseStore } from '../cache/response-store.js';
 import { codedBody, lazyBodies, preferredCoding, type Coding } from './content-coding.js';
+import { WARNING_HEADER } from './near-miss.js';
 
 /** docs/SPEC.md, the metadata endpoint: a successful response may be cached for 12 hours. */
 const CACHE_CONTROL = 'public, max-age=43200';
@@ -38,7 +39,8 @@ export function cachedAnswerHeaders(coding: Coding): Readonly<Record<string, str
  */
 export function sendAnswer(ctx: Context, responses: ResponseStore, metadata: Metadata, expiresAt: number): void {
   const bodies = lazyBodies(Buffer.from(JSON.stringify(metadata)));
-  responses.set(ctx.originalUrl, bodies, expiresAt);
+  // The fast path sends stored answers without it: a request naming a near miss is not stored.
+  if (!ctx.res.hasHeader(WARNING_HEADER)) responses.set(ctx.originalUrl, bodies, expiresAt);
   const { body, coding } = codedBody(bodies, preferredCoding(ctx.get('Accept-Encoding')));
   ctx.body = body;
   ctx.set(cachedAnswerHeaders(coding));

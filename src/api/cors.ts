@@ -7,7 +7,7 @@ import type { Context, Next } from 'koa';
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   // Headers a browser script may read beside the CORS-safelisted ones.
-  'Access-Control-Expose-Headers': 'Retry-After, Server-Timing, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
+  'Access-Control-Expose-Headers': 'LinkPeek-Warning, Retry-After, Server-Timing, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
 };
 
 /**

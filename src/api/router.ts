@@ -9,6 +9,8 @@ import addFormatsModule from 'ajv-formats';
 import { MethodNotAllowed, NotFound } from '../errors.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import type { TargetOptions } from '../fetch/target.js';
+import { nearMissWarning, WARNING_HEADER } from './near-miss.js';
+import type { ShowcaseRequest } from './showcase-location.js';
 import { invalid, isMissingUrl, problemsOf } from './validation.js';
 
 export const OPENAPI_PATH = path.join(PACKAGE_ROOT, 'openapi.yaml');
@@ -32,8 +34,8 @@ export interface Operations {
 
 export interface RouterOptions {
   target: TargetOptions;
-  /** Where a metadata request without `url` is sent (the 302's Location): never built from the request. */
-  showcaseLocation: string;
+  /** Where a metadata request without `url` is sent (the 302's Location, api/showcase-location.ts). */
+  showcaseLocation: (request: ShowcaseRequest) => string;
 }
 
 /**
@@ -68,9 +70,10 @@ export async function createRouter(operations: Operations, options: RouterOption
   handlers.validationFail = (c: ApiContext, ctx: Context) => {
     const errors = c.validation.errors ?? [];
     if (c.operation.operationId === 'getMetadata' && isMissingUrl(errors)) {
-      ctx.redirect(options.showcaseLocation);
-      // One answer for every client, but a shared cache must not keep it: a later deploy may
-      // change the showcase or the base URL.
+      const prefer = ctx.query.prefer;
+      ctx.redirect(options.showcaseLocation({ req: ctx.req, trustProxy: ctx.app.proxy, prefer: typeof prefer === 'string' ? prefer : undefined }));
+      // No shared cache may keep it: without PUBLIC_BASE_URL it names the Host this client sent
+      // (a forged one must reach nobody else), and a later deploy may change the showcase.
       ctx.set('Cache-Control', 'no-store');
       // docs/SPEC.md: the 302 has no body (Koa's redirect writes a line of text).
       ctx.body = '';
@@ -105,10 +108,11 @@ export async function createRouter(operations: Operations, options: RouterOption
   api.router.getOperations = () => flatOperations;
 
   // Unknown query parameters are tolerated (utm tags happen) but openapi-backend's
-  // schema forbids them, so each operation only sees its declared ones.
+  // schema forbids them, so each operation only sees its declared ones; one a typo away from a
+  // declared one is named in a response header (near-miss.ts).
   const declared = new Map<string, ReadonlySet<string>>();
   for (const op of api.getOperations()) {
-    const names = (op.parameters ?? []).map((p) => ('name' in p ? p.name : '')).filter(Boolean);
+    const names = (op.parameters ?? []).map((p) => ('name' in p && p.in === 'query' ? p.name : '')).filter(Boolean);
     declared.set(op.path, new Set(names));
   }
 
@@ -117,6 +121,8 @@ export async function createRouter(operations: Operations, options: RouterOption
     const query: Record<string, string | string[]> = {};
     if (known) {
       for (const [key, value] of Object.entries(ctx.query)) if (known.has(key) && value !== undefined) query[key] = value;
+      const warning = known.size > 0 ? nearMissWarning(Object.keys(ctx.query), known) : null;
+      if (warning !== null) ctx.set(WARNING_HEADER, warning);
     }
     await api.handleRequest(
       // HEAD is answered like GET; Koa drops the body.

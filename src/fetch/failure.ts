@@ -8,6 +8,7 @@ import { FetchFailed, FetchTimeout, LinkPeekError, Overloaded } from '../errors.
 import { BlockedAddressError } from './address.js';
 import { classifyNetworkError, failures, findInChain } from './fetch-failure.js';
 import type { FetchLifetime } from './lifetime.js';
+import { RESOLVER_UNAVAILABLE } from './resolver.js';
 
 /** Which part of the exchange failed; prefixes the logged reason. */
 export type FetchStage = 'request' | 'body';
@@ -30,6 +31,10 @@ export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLif
   }
   if (err instanceof LinkPeekError) return err;
   if (hasCode(err, RESOLVER_OVERLOADED)) return new Overloaded('the resolver has too many lookups in flight', { cause: err });
+  // Our nameservers failed, not the page: never remembered as the page's failure.
+  if (hasCode(err, RESOLVER_UNAVAILABLE)) {
+    return new FetchFailed(`${stage}: no nameserver answered`, { cause: err, failure: failures.resolverUnavailable(), pageFailure: false });
+  }
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new FetchTimeout(`${stage}: ${code}`, { cause: err, deadlineMs: lifetime.deadlineMs });

@@ -7,10 +7,8 @@
 // A refused connection or a TLS failure can only come from an address the guard let through (the
 // guard refuses before dialling), so naming them reveals nothing about private networks.
 
-import type { ApiError as ApiErrorBody } from '../../generated/types.gen.js';
-
-/** The values of openapi.yaml's ApiError.reason enum. */
-type FailureReason = NonNullable<ApiErrorBody['reason']>;
+import type { FailureReason } from '../../generated/types.gen.js';
+import { RESOLVER_UNAVAILABLE } from './resolver.js';
 
 export interface FetchFailure {
   reason: FailureReason;
@@ -22,10 +20,20 @@ function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
+/** "8 MiB", "1.5 MiB", "512 KiB": byte limits are settings in bytes. */
+function size(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 104857.6) / 10} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
 export const failures = {
   httpStatus: (status: number): FetchFailure => ({ reason: 'http_status', message: `The site answered ${status}.` }),
   timeout: (deadlineMs: number): FetchFailure => ({ reason: 'timeout', message: `The site did not answer within ${seconds(deadlineMs)}.` }),
   nameNotResolved: (hostname: string): FetchFailure => ({ reason: 'name_not_resolved', message: `The name ${hostname} does not resolve.` }),
+  // Our own resolver, not the site: the message says so, so nobody goes looking for a fault in the site.
+  resolverUnavailable: (): FetchFailure => ({
+    reason: 'resolver_unavailable',
+    message: "LinkPeek's DNS resolver did not answer, so the site was not tried; retry later.",
+  }),
   tooManyRedirects: (max: number): FetchFailure => ({ reason: 'too_many_redirects', message: `More than ${max} redirects.` }),
   redirectLoop: (): FetchFailure => ({ reason: 'redirect_loop', message: 'The site redirects in a loop.' }),
   badRedirect: (): FetchFailure => ({ reason: 'bad_redirect', message: 'The site redirects to an address that cannot be followed.' }),
@@ -33,6 +41,7 @@ export const failures = {
   connectionRefused: (): FetchFailure => ({ reason: 'connection_refused', message: 'The connection was refused.' }),
   unreachable: (): FetchFailure => ({ reason: 'unreachable', message: 'The site could not be reached.' }),
   emptyPage: (): FetchFailure => ({ reason: 'empty_page', message: 'The site sent an empty page.' }),
+  tooLarge: (maxBytes: number): FetchFailure => ({ reason: 'too_large', message: `The image is larger than ${size(maxBytes)}.` }),
   undecodable: (): FetchFailure => ({ reason: 'undecodable', message: "The site's content encoding could not be decoded." }),
   fetchLoop: (): FetchFailure => ({ reason: 'fetch_loop', message: 'Requests from LinkPeek itself are refused (fetch loop).' }),
   // A wall instead of the page (src/walls): what the site showed is named, so the caller knows a
@@ -59,6 +68,7 @@ const CERTIFICATE_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER
  * names the site when the dns error does not carry its own.
  */
 export function classifyNetworkError(err: unknown, hostname: string): FetchFailure {
+  if (findInChain(err, (e) => e.code === RESOLVER_UNAVAILABLE)) return failures.resolverUnavailable();
   const dns = findInChain(err, (e) => typeof e.code === 'string' && DNS_CODES.has(e.code));
   if (dns) return failures.nameNotResolved(typeof dns.hostname === 'string' && dns.hostname !== '' ? dns.hostname : hostname);
   if (findInChain(err, (e) => typeof e.code === 'string' && CERTIFICATE_CODE.test(e.code))) return failures.tlsCertificate();

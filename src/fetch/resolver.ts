@@ -32,8 +32,16 @@ export const DNS_CACHE = {
   otherFamilyWaitMs: 50,
 } as const;
 
-/** How a query to the nameservers ended (metrics label). */
-export type DnsOutcome = 'answered' | 'nxdomain' | 'nodata' | 'servfail' | 'refused' | 'timeout' | 'error';
+/** How a query to the nameservers ended (metrics label); `unreachable`: no nameserver could be reached (connection refused). */
+export type DnsOutcome = 'answered' | 'nxdomain' | 'nodata' | 'servfail' | 'refused' | 'timeout' | 'unreachable' | 'error';
+
+/**
+ * The code of a lookup that failed because of our nameservers, not the name: none could be
+ * reached (c-ares' ECONNREFUSED: nothing listens at DNS_SERVERS), or the name timed out while
+ * most queries of the last 30 s went unanswered (dns-window.ts, the rule that makes /healthz
+ * degraded). The caller is told the resolver failed (fetch-failure.ts), not the site.
+ */
+export const RESOLVER_UNAVAILABLE = 'EDNSUNAVAILABLE';
 /** How a lookup was served: from the cache (an answer or a remembered failure), by a new query, or by one already in flight. */
 export type DnsCacheResult = 'hit' | 'negative_hit' | 'miss' | 'coalesced';
 
@@ -147,9 +155,10 @@ export class DnsResolver {
       return answer.addresses;
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      const failure = dnsError(typeof code === 'string' ? code : 'EDNSFAILED', name);
+      this.observe(outcomeOf(typeof code === 'string' ? code : 'EDNSFAILED'), started);
+      const ours = code === 'ECONNREFUSED' || (code === 'ETIMEOUT' && this.recent.degraded);
+      const failure = dnsError(ours ? RESOLVER_UNAVAILABLE : typeof code === 'string' ? code : 'EDNSFAILED', name);
       if (code !== 'ECANCELLED') this.cache.set(name, { code: failure.code }, { ttl: DNS_CACHE.failureTtlMs });
-      this.observe(outcomeOf(failure.code), started);
       throw failure;
     } finally {
       clearTimeout(timer);
@@ -182,7 +191,7 @@ export class DnsResolver {
   }
 
   private observe(outcome: DnsOutcome, started: number): void {
-    this.recent.record(outcome === 'timeout');
+    this.recent.record(outcome === 'timeout', outcome === 'unreachable');
     this.options.observer?.onQuery?.(outcome, (performance.now() - started) / 1000);
   }
 }
@@ -217,6 +226,8 @@ function outcomeOf(code: string): DnsOutcome {
       return 'refused';
     case 'ETIMEOUT':
       return 'timeout';
+    case 'ECONNREFUSED':
+      return 'unreachable';
     default:
       return 'error';
   }

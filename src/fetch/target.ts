@@ -49,7 +49,9 @@ export function targetProblem(url: URL, opts: TargetOptions): string | null {
   // Credentials are never sent upstream, and "http://trusted.example@127.0.0.1/" is the classic
   // disguise of the real host (RFC 3986 7.6).
   if (url.username !== '' || url.password !== '') return 'must not contain credentials (user:password@)';
-  if (url.href.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+  // What is fetched is the URL as WHATWG writes it out (spaces, quotes, <, > percent-encoded), so
+  // that is what is bounded too, and the message says how long it came out.
+  if (url.href.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters once percent-encoded (it is ${url.href.length})`;
   if (url.port !== '' && BLOCKED_PORTS.has(Number(url.port))) return `port ${url.port} is not allowed`;
   if (opts.allowPrivateNetworks) return null;
 

@@ -14,6 +14,7 @@ import {
 } from './normalize.js';
 import { FAVICON_TIERS, type Family, IMAGE_DETAIL_KEYS, type PageTags, indexTags, sourcesFor } from './rules.js';
 import { EXTRA_SOURCES, indexExtraTags } from './extra-rules.js';
+import { asUri } from '../uri.js';
 import { normalizeAuthor, normalizeColor, normalizeDate, normalizeLang, normalizeSiteName } from './normalize-extra.js';
 
 export interface ExtractOptions {
@@ -129,7 +130,9 @@ function noAdditiveFields(): ExtraFields & Pick<Metadata, 'embed'> {
 function requestedFallback(pageUrl: URL, options: ExtractOptions): string {
   const requested = new URL((options.requestedUrl ?? pageUrl).href);
   requested.hash = '';
-  return normalizeUrl(requested.href, pageUrl) ?? requested.href;
+  // Over FIELD_LIMITS.url once written as a URI (a 4,096-character request full of `|`), it is
+  // still the one value `url` must have.
+  return normalizeUrl(requested.href, pageUrl) ?? asUri(requested);
 }
 
 /**

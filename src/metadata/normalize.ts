@@ -3,6 +3,7 @@
 // rules table fall through to the next source (a `javascript:` og:url gives way to the next one).
 
 import { mediaTypeEssence } from '../media-type.js';
+import { asUri } from '../uri.js';
 
 /**
  * Length bounds, in code points (URLs in UTF-16 units of the serialized href). Far above real
@@ -60,7 +61,8 @@ export function cut(text: string, max: number): string {
 
 /**
  * Resolves `raw` against `base` and keeps it only if it is an http(s) URL no longer than
- * FIELD_LIMITS.url. `javascript:`, `data:` and other schemes, and unparsable values, give null.
+ * FIELD_LIMITS.url, written as an RFC 3986 URI (uri.ts). `javascript:`, `data:` and other schemes,
+ * and unparsable values, give null.
  */
 export function normalizeUrl(raw: string | null | undefined, base: URL | string): string | null {
   if (raw === null || raw === undefined) return null;
@@ -73,7 +75,7 @@ export function normalizeUrl(raw: string | null | undefined, base: URL | string)
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  const href = url.href;
+  const href = asUri(url);
   return href.length <= FIELD_LIMITS.url ? href : null;
 }
 

@@ -55,7 +55,7 @@ async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, client?: s
     // Upstream 4xx and 5xx are upstream failures (502), whatever their body says.
     if (upstream.status < 200 || upstream.status > 299) throw new FetchFailed(`upstream status ${upstream.status}`, { failure: failures.httpStatus(upstream.status) });
     // No Range was sent, so a 206 would be a piece of an image passed off as the whole.
-    if (upstream.status === 206) throw new FetchFailed('upstream sent 206 to a request without Range');
+    if (upstream.status === 206) throw new FetchFailed('upstream sent 206 to a request without Range', { failure: failures.httpStatus(206) });
 
     const essence = mediaTypeEssence(upstream.headers['content-type']);
     if (essence === null || !essence.startsWith('image/')) throw new ProxyRejected(REJECTIONS.notAnImage);
@@ -63,7 +63,7 @@ async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, client?: s
     const encoded = upstream.headers['content-encoding'] !== undefined;
     const declared = contentLength(upstream.headers['content-length']);
     // Refused before reading a byte when the upstream admits the size.
-    if (declared !== null && declared > maxBytes) throw new FetchFailed(`Content-Length ${declared} over MAX_IMAGE_BYTES ${maxBytes}`);
+    if (declared !== null && declared > maxBytes) throw new FetchFailed(`Content-Length ${declared} over MAX_IMAGE_BYTES ${maxBytes}`, { failure: failures.tooLarge(maxBytes) });
 
     const { head, rest } = await readPrefix(upstream.body, PROXY_PEEK_BYTES);
     if (head.length === 0) throw new ProxyRejected(REJECTIONS.empty);

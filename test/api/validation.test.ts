@@ -18,44 +18,7 @@ function urlError(message: string) {
   return { success: false, errors: [{ code: 400, message, path: ['query', 'url'] }] };
 }
 
-metadata('a missing url answers 302 to the showcase page on this endpoint, by a relative Location no cache keeps', async ({ svc }) => {
-  const res = await svc.request('/v1/metadata');
-  assert.is(res.status, 302);
-  assert.is(res.headers.get('location'), `/v1/metadata?url=${encodeURIComponent('https://github.com/')}`);
-  assert.is(res.headers.get('cache-control'), 'no-store');
-  assert.is(res.text, '');
-});
-
-metadata('a forged Host header never appears in the Location', async ({ svc }) => {
-  const res = await svc.request('/v1/metadata', { headers: { host: 'evil.example' } });
-  assert.is(res.status, 302);
-  assert.is(res.headers.get('location'), `/v1/metadata?url=${encodeURIComponent('https://github.com/')}`);
-});
-
-metadata('a forged X-Forwarded-Host never appears in the Location, even with TRUST_PROXY', async () => {
-  const svc = await startService({ TRUST_PROXY: 'true' });
-  try {
-    const res = await svc.request('/v1/metadata', { headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
-    assert.is(res.status, 302);
-    assert.is(res.headers.get('location'), `/v1/metadata?url=${encodeURIComponent('https://github.com/')}`);
-    assert.is(res.headers.get('cache-control'), 'no-store');
-  } finally {
-    await svc.close();
-  }
-});
-
-metadata('the 302 uses PUBLIC_BASE_URL and SHOWCASE_URL when set', async () => {
-  const svc = await startService({ PUBLIC_BASE_URL: 'https://lp.example/', SHOWCASE_URL: 'https://www.bbc.com/news' });
-  try {
-    const res = await svc.request('/v1/metadata?prefer=twitter');
-    assert.is(res.status, 302);
-    assert.is(res.headers.get('location'), 'https://lp.example/v1/metadata?url=https%3A%2F%2Fwww.bbc.com%2Fnews');
-    const forged = await svc.request('/v1/metadata', { headers: { host: 'evil.example' } });
-    assert.is(forged.headers.get('location'), 'https://lp.example/v1/metadata?url=https%3A%2F%2Fwww.bbc.com%2Fnews');
-  } finally {
-    await svc.close();
-  }
-});
+// The 302 of a request without `url` has its own file: api/showcase-redirect.test.ts.
 
 metadata('an unknown prefer is a 400 naming the allowed values', async ({ svc }) => {
   const res = await svc.request(q({ url: 'https://example.com/', prefer: 'facebook' }));

@@ -9,13 +9,14 @@ import { parse } from 'yaml';
 
 type Json = Record<string, any>;
 
-const doc: Json = parse(readFileSync(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)), 'utf8'));
+export const doc: Json = parse(readFileSync(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)), 'utf8'));
 const ajv = new Ajv({ strict: false, allErrors: true });
 // format: uri, as the server checks it (ajv-formats)
 const addFormats = (await import('ajv-formats')).default as unknown as (a: Ajv, f: string[]) => void;
 addFormats(ajv, ['uri', 'uri-reference', 'date-time']);
 
-function deref(node: any): any {
+/** `node` with every $ref replaced by what it points at in openapi.yaml. */
+export function deref(node: any): any {
   if (Array.isArray(node)) return node.map(deref);
   if (node && typeof node === 'object') {
     if (typeof node.$ref === 'string') {

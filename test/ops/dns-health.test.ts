@@ -20,7 +20,7 @@ test('the degraded rule: enough timeouts, and a large enough share of the querie
   window.record(false);
   assert.is(window.degraded, false, '5 of 26 is under 20%');
   now += DNS_DEGRADED.windowMs + 1;
-  assert.equal(window.totals(), { queries: 0, timeouts: 0 }, 'the window has slid past them');
+  assert.equal(window.totals(), { queries: 0, timeouts: 0, unreachable: 0 }, 'the window has slid past them');
 });
 
 test('/healthz says degraded while lookups time out, with the counts; /metrics counts them by outcome', async () => {
@@ -30,7 +30,7 @@ test('/healthz says degraded while lookups time out, with the counts; /metrics c
   const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '200' });
   try {
     const before = await svc.request('/healthz');
-    assert.equal([before.json.status, before.json.dns], ['ok', { queries: 0, timeouts: 0, cached_names: 0 }]);
+    assert.equal([before.json.status, before.json.dns], ['ok', { queries: 0, timeouts: 0, unreachable: 0, cached_names: 0 }]);
     assert.is((await svc.request(`/v1/metadata?url=${encodeURIComponent(up.url('/', 'site.test').href)}`)).status, 200);
 
     const names = Array.from({ length: DNS_DEGRADED.minTimeouts }, (_, i) => `dead-${i}.test`);
@@ -40,7 +40,7 @@ test('/healthz says degraded while lookups time out, with the counts; /metrics c
 
     const during = await svc.request('/healthz');
     assert.is(during.status, 200);
-    assert.equal([during.json.status, during.json.dns], ['degraded', { queries: 6, timeouts: 5, cached_names: 6 }]);
+    assert.equal([during.json.status, during.json.dns], ['degraded', { queries: 6, timeouts: 5, unreachable: 0, cached_names: 6 }]);
     const metrics = (await svc.request('/metrics')).text;
     assert.match(metrics, 'linkpeek_dns_query_duration_seconds_count{outcome="timeout"} 5');
     assert.match(metrics, 'linkpeek_dns_query_duration_seconds_count{outcome="answered"} 1');

@@ -13,7 +13,8 @@ import { png } from './images.js';
 import { startProxyService, type ProxyService } from './harness.js';
 
 const test = suite('image proxy address guard');
-const UPSTREAM_FAILURE = { error: 'The image could not be fetched.' };
+// A blocked address reads like any site that cannot be reached: the API is no port scanner.
+const UPSTREAM_FAILURE = { error: 'The image could not be fetched. The site could not be reached.', reason: 'unreachable' };
 
 let inner: Upstream;
 let hop: Upstream;
@@ -91,16 +92,23 @@ for (const path of ['/to-literal', '/to-mapped', '/to-octal', '/to-name', '/to-l
   });
 }
 
-test('an unknown name and a refused port answer exactly like a blocked address', async () => {
+// As on the metadata endpoint (fetch/fetch-failure.ts): an unknown name and a refused public port
+// are named, since the guard refuses a blocked address before dialling, so neither can come from
+// one; a blocked address reads `unreachable`, like a reset.
+test('an unknown name and a refused port are named; a blocked address reads unreachable', async () => {
   const closed = await startUpstream({ routes: {} });
   await closed.close();
   const unknown = await proxy.service.request(proxy.path(`http://nowhere.test:${hop.port}/x.png`));
   const refused = await proxy.service.request(proxy.path(`http://images.test:${closed.port}/x.png`));
   const blocked = await proxy.service.request(proxy.path(`http://intranet.test:${inner.port}/x.png`));
-  for (const res of [unknown, refused, blocked]) {
-    assert.is(res.status, 502);
-    assert.equal(res.json, UPSTREAM_FAILURE);
-  }
+  assert.equal(
+    [unknown, refused, blocked].map((res) => [res.status, res.json]),
+    [
+      [502, { error: 'The image could not be fetched. The name nowhere.test does not resolve.', reason: 'name_not_resolved' }],
+      [502, { error: 'The image could not be fetched. The connection was refused.', reason: 'connection_refused' }],
+      [502, UPSTREAM_FAILURE],
+    ],
+  );
 });
 
 test.run();

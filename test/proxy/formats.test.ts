@@ -170,11 +170,11 @@ test('a PNG/HTML polyglot passes only as image/png, with nosniff and a sandboxin
   assertSafeHeaders(res.headers);
 });
 
-test('upstream 4xx and 5xx are 502 {error} with no-store', async () => {
-  for (const path of ['/not-found', '/server-error']) {
+test('upstream 4xx and 5xx are 502 {error, reason: http_status} naming the status, with no-store', async () => {
+  for (const [path, status] of [['/not-found', 404], ['/server-error', 500]] as const) {
     const res = await get(path);
     assert.is(res.status, 502, path);
-    assert.equal(res.json, { error: 'The image could not be fetched.' });
+    assert.equal(res.json, { error: `The image could not be fetched. The site answered ${status}.`, reason: 'http_status' });
     assert.is(res.headers.get('cache-control'), 'no-store');
   }
 });

@@ -109,10 +109,10 @@ test('a gzip-encoded image is decoded and sent chunked (its Content-Length count
   }
 });
 
-test('a Content-Length over MAX_IMAGE_BYTES is refused (502) before reading the body', async () => {
+test('a Content-Length over MAX_IMAGE_BYTES is refused (502 too_large) before reading the body', async () => {
   const res = await proxy.service.request(proxy.path(up.url('/declared-over-max')));
   assert.is(res.status, 502);
-  assert.equal(res.json, { error: 'The image could not be fetched.' });
+  assert.equal(res.json, { error: 'The image could not be fetched. The image is larger than 8 MiB.', reason: 'too_large' });
   assert.is(res.headers.get('cache-control'), 'no-store');
   const seen = up.requests.find((r) => r.path === '/declared-over-max')!;
   assert.is(await within(seen.outcome, 1000), 'closed early', 'the upstream was closed, not read to the end');
@@ -198,11 +198,11 @@ test('a client hanging up mid-stream closes the upstream connection too (seen at
   assert.is(proxy.fetcher.limiter.inFlight, 0, 'the fetch slot is free again');
 });
 
-test('stalled upstream headers: 504 {error} with no-store at the deadline', async () => {
+test('stalled upstream headers: 504 {error, reason: timeout} with no-store at the deadline', async () => {
   const started = Date.now();
   const res = await proxy.service.request(proxy.path(up.url('/stall')));
   assert.is(res.status, 504);
-  assert.equal(res.json, { error: 'The image took too long to fetch.' });
+  assert.equal(res.json, { error: 'The image took too long to fetch. The site did not answer within 1.5 s.', reason: 'timeout' });
   assert.is(res.headers.get('cache-control'), 'no-store');
   assert.ok(Date.now() - started < 2500);
 });
