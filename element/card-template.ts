@@ -48,7 +48,7 @@ export const REASON_TEXTS: Partial<Record<NonNullable<ApiError['reason']>, strin
   connection_refused: 'The site could not be reached.',
   unreachable: 'The site could not be reached.',
   // The preview service's own fault, not the site's: said so, so readers do not blame the site.
-  resolver_unavailable: 'The preview service failed; try later.',
+  resolver_unavailable: 'Preview service error; retry.',
   empty_page: 'The page is empty.',
   bot_check: 'The site blocked the preview with a bot check.',
   consent_wall: 'The site asks for consent or a sign-in first.',
