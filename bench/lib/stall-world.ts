@@ -56,12 +56,12 @@ export interface Timed {
   body: string;
 }
 
-/** One GET from `localAddress`, given up after `timeoutMs` (status 0). */
-export function timedGet(url: string, localAddress: string, timeoutMs = 30_000): Promise<Timed> {
+/** One GET from `localAddress` on a connection of its own, given up after `timeoutMs` (status 0). */
+export function timedGet(url: string, localAddress: string, timeoutMs = 30_000, headers: Record<string, string> = {}): Promise<Timed> {
   const started = performance.now();
   return new Promise((resolve) => {
     const done = (status: number, body: string) => resolve({ status, ms: performance.now() - started, body });
-    const req = http.get(url, { localAddress, agent: false }, (res) => {
+    const req = http.get(url, { localAddress, agent: false, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
