@@ -1,7 +1,7 @@
 // One measurement: a fresh LinkPeek, the bystander alone (the baseline), then the bystander while
 // one attack class runs at one size, then the wait for /healthz to say `ok` again.
 
-import { cpuMsOf } from '../lib/proc.js';
+import { cpuMsOf, memoryOf } from '../lib/proc.js';
 import { runAttack, type AttackPorts, type StatusCounts } from './attacks.js';
 import { runBystander, warmUp, type Sample, type Site } from './bystander.js';
 import { pollHealth, type HealthSample } from './client.js';
@@ -36,6 +36,8 @@ export interface AttackRun {
   attackerStatuses: StatusCounts;
   /** The service's CPU time per second of wall time, alone and under attack. */
   cpuPerSecond: { baseline: number; attack: number };
+  /** The service's peak resident memory, MB, at the end of the wait for `ok`. */
+  peakRssMb: number;
 }
 
 export async function measureAttack(checkout: string, world: FairnessWorld, attack: AttackClass, size: number, timing: Timing): Promise<AttackRun> {
@@ -60,11 +62,13 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
     const okAfterMs = await firstOkAfter(health.samples, attackEnd);
     const samples = await bystander;
     await health.stop();
+    const { peakMb } = memoryOf(service.pid);
     result = {
       attack, size, samples, attackStart, attackEnd, health: health.samples, okAfterMs,
       attackerSent: attackers.sent(),
       attackerStatuses: {},
       cpuPerSecond: { baseline: (cpu[1]! - cpu[0]!) / timing.baselineMs, attack: (cpu[2]! - cpu[1]!) / timing.attackMs },
+      peakRssMb: peakMb,
     };
   } finally {
     await service.stop();
