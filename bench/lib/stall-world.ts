@@ -56,21 +56,29 @@ export interface Timed {
   body: string;
 }
 
-/** One GET from `localAddress`, given up after `timeoutMs` (status 0). */
-export function timedGet(url: string, localAddress: string, timeoutMs = 30_000): Promise<Timed> {
+/**
+ * One GET from `localAddress` on a connection of its own, given up `timeoutMs` after it was sent
+ * (status 0): a deadline on the whole exchange, connect included (a server too busy to accept
+ * leaves the connect pending through SYN retries for minutes, and a socket's idle timeout starts
+ * only once it is connected).
+ */
+export function timedGet(url: string, localAddress: string, timeoutMs = 30_000, headers: Record<string, string> = {}): Promise<Timed> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const done = (status: number, body: string) => resolve({ status, ms: performance.now() - started, body });
-    const req = http.get(url, { localAddress, agent: false }, (res) => {
+    const done = (status: number, body: string) => {
+      clearTimeout(deadline);
+      resolve({ status, ms: performance.now() - started, body });
+    };
+    const deadline = setTimeout(() => {
+      req.destroy();
+      done(0, '');
+    }, timeoutMs);
+    const req = http.get(url, { localAddress, agent: false, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
       res.on('end', () => done(res.statusCode ?? 0, body));
       res.on('error', () => done(0, body));
-    });
-    req.setTimeout(timeoutMs, () => {
-      req.destroy();
-      done(0, '');
     });
     req.on('error', () => done(0, ''));
   });

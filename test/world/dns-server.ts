@@ -9,6 +9,7 @@
 //   dns.set('alias.test', { CNAME: 'site.test' });
 //   dns.set('gone.test', { rcode: 'NXDOMAIN' });        // unknown names are NXDOMAIN too
 //   dns.set('dead.test', { silent: true });             // never answers
+//   dns.set('*.zone', { A: ['127.0.0.2'] });            // every name below zone without a rule of its own
 //   dns.set('flip.test', ({ n }) => (n === 0 ? { A: ['127.0.0.1'] } : { A: ['127.0.0.2'] }));
 //   dns.server                       → '127.0.0.1:PORT' (the DNS_SERVERS value)
 //   dns.queries('site.test', 'A')    → queries seen for that name and type
@@ -58,8 +59,23 @@ export async function startWorldDns(): Promise<WorldDns> {
   const timers = new Set<NodeJS.Timeout>();
   const key = (name: string, type: string) => `${type} ${name.toLowerCase()}`;
 
+  /**
+   * The name's own rule, else the nearest wildcard above it (RFC 4592: `*.zone` answers every name
+   * below zone that has no rule of its own; zone itself is not covered).
+   */
+  function ruleFor(name: string): NameRule | undefined {
+    const lower = name.toLowerCase();
+    const own = rules.get(lower);
+    if (own !== undefined) return own;
+    for (let dot = lower.indexOf('.'); dot !== -1; dot = lower.indexOf('.', dot + 1)) {
+      const wildcard = rules.get(`*${lower.slice(dot)}`);
+      if (wildcard !== undefined) return wildcard;
+    }
+    return undefined;
+  }
+
   function answerFor(name: string, type: QueryType, n: number): NameAnswer {
-    const rule = rules.get(name.toLowerCase());
+    const rule = ruleFor(name);
     if (rule === undefined) return { rcode: 'NXDOMAIN' };
     return typeof rule === 'function' ? rule({ type, n }) : rule;
   }

@@ -1,0 +1,103 @@
+// npm run bench:fairness — a fair share for every client: a bystander's answers while attackers,
+// each within the rate limit, send the worst traffic of one class, against the same bystander with
+// no attack in the same run; and what /healthz says. About 10 minutes with every class and size.
+//
+//   drip     pages on random domains that drip one byte every 500 ms
+//   nodns    names whose nameserver never answers, 3 per address per burst
+//   assets   fast pages whose og:image, icon and oEmbed hosts never answer in DNS
+//   heavy    gzip pages of a few KB whose head is 2 MB of tags
+//
+// Each at 8, 32 and 128 attacker addresses: half on real IPv4 source addresses (127.2.x.y), half
+// IPv6 /64s named in X-Forwarded-For (attacks.ts says why). Every measurement starts a fresh
+// LinkPeek (compiled, its own process, default settings: bench/fairness/service.ts), warms it,
+// runs the bystander alone (baseline) and then under attack, then waits up to 30 s for /healthz to
+// say `ok`. The world (its own process, bench/fairness/world-server.ts) needs no root.
+//
+// Options: --only drip,nodns,assets,heavy   --sizes 8,32,128   --out FILE (bench/results/fairness.md)
+//          --linkpeek DIR (another checkout with a compiled dist/, for before/after; default this one,
+//          compiled first)   --baseline-seconds 8   --attack-seconds 15
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO_ROOT } from './lib/corpus.js';
+import { startServer } from './lib/proc.js';
+import { ATTACK_CLASSES, MAX_ATTACKERS, type AttackClass } from './fairness/names.js';
+import { HEAVY_HEAD } from './fairness/pages.js';
+import { details, markdownTable, rows, TABLE_HEAD } from './fairness/report.js';
+import { measureAttack, type AttackRun, type FairnessWorld } from './fairness/scenario.js';
+
+const { values: args } = parseArgs({
+  options: {
+    only: { type: 'string', default: ATTACK_CLASSES.join(',') },
+    sizes: { type: 'string', default: '8,32,128' },
+    out: { type: 'string', default: path.join(REPO_ROOT, 'bench/results/fairness.md') },
+    linkpeek: { type: 'string' },
+    'baseline-seconds': { type: 'string', default: '8' },
+    'attack-seconds': { type: 'string', default: '15' },
+  },
+});
+const classes = args.only!.split(',').map((c) => c.trim()) as AttackClass[];
+const unknown = classes.filter((c) => !ATTACK_CLASSES.includes(c));
+const sizes = args.sizes!.split(',').map(Number);
+if (unknown.length > 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > MAX_ATTACKERS)) {
+  console.error(`--only takes ${ATTACK_CLASSES.join(',')}; --sizes takes whole numbers from 1 to ${MAX_ATTACKERS}`);
+  process.exit(2);
+}
+const timing = { baselineMs: Number(args['baseline-seconds']) * 1000, attackMs: Number(args['attack-seconds']) * 1000 };
+const checkout = path.resolve(args.linkpeek ?? REPO_ROOT);
+if (args.linkpeek === undefined) {
+  console.log('compiling this checkout (tsc -p tsconfig.server.json)…');
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.server.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+}
+const revision = (() => {
+  try {
+    return execFileSync('git', ['-C', checkout, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).trim().slice(0, 100);
+  } catch {
+    return 'not a git checkout';
+  }
+})();
+
+const started = Date.now();
+const loadAtStart = os.loadavg();
+const worldServer = await startServer('fairness world', path.join('bench', 'fairness', 'world-server.ts'));
+const runs: AttackRun[] = [];
+try {
+  const world = (await (await fetch(`${worldServer.origin}/plan`)).json()) as FairnessWorld;
+  console.log(`world: ${world.sites.length} sites, nameserver ${world.dns}; LinkPeek from ${checkout} (${revision})`);
+  for (const attack of classes) {
+    for (const size of sizes) {
+      const run = await measureAttack(checkout, world, attack, size, timing);
+      runs.push(run);
+      const [row] = rows([...runs.filter((r) => r.attack === attack && r !== run), run]).slice(-1);
+      console.log(row!.cells.map((cell, i) => `${TABLE_HEAD[i]}: ${cell}`).join(' · '));
+    }
+  }
+} finally {
+  await worldServer.stop();
+}
+
+const command = `npm run bench:fairness${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+const load = (l: number[]) => l.map((v) => v.toFixed(1)).join(' ');
+const report = [
+  '# Fairness under attack',
+  '',
+  `${new Date().toISOString().slice(0, 16)}Z, \`${command}\`, ${((Date.now() - started) / 60_000).toFixed(1)} min; ` +
+    `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'cpu'}), Node ${process.version}; load average ${load(loadAtStart)} at the start, ${load(os.loadavg())} at the end (the machine is shared).`,
+  `LinkPeek: ${path.relative(REPO_ROOT, checkout) || 'this checkout'} (${revision}), compiled, its own process, default settings but DNS_SERVERS, UPSTREAM_CA_FILE, ALLOW_PRIVATE_NETWORKS and TRUST_PROXY.`,
+  `Each row: a fresh service; the bystander alone for ${timing.baselineMs / 1000} s, then under attack for ${timing.attackMs / 1000} s; one request every ${(10_000 / 18).toFixed(0)} ms, two uncached for one cached. ` +
+    'Baseline in brackets: the baseline windows of the same class in this run, pooled. A request not answered 200 ranks above every answer ("failed" when a percentile lands on one). Targets: uncached p50 ≤ baseline + 50 ms, p90 ≤ baseline + 250 ms, cached p50 ≤ baseline + 5 ms, no 503 or 422, ' +
+    '/healthz `degraded` during the attack and `ok` within 30 s of its end.',
+  `Heavy heads: ${(HEAVY_HEAD.length / 1024).toFixed(1)} KB of gzip, a 2 MB head of \`<title>x</title>\` (in the scanner alone, on this machine, a 2 MB head of it took ` +
+    'about 330 ms, of `<i>` or `<b>` 200 ms, `<base>` 185 ms, `<meta>`, `<link>`, `<script>` or `<div>` 110–140 ms, comments or long attribute lists under 15 ms).',
+  '',
+  ...markdownTable(rows(runs)),
+  '',
+  ...details(runs),
+].join('\n');
+console.log(`\n${report}`);
+mkdirSync(path.dirname(args.out!), { recursive: true });
+writeFileSync(args.out!, report + '\n');
+console.log(`\n(written to ${path.relative(REPO_ROOT, args.out!)})`);

@@ -1,0 +1,20 @@
+// The names of the fairness world, shared by its server (world-server.ts) and the clients
+// (attacks.ts). Each attacker has zones of its own, each a made-up top-level name with a wildcard
+// record, so every random name in it is a registrable domain of its own (tldts reads an unknown
+// last label as a public suffix): the attacker's pages never share a destination's fetch share.
+
+export const ATTACK_CLASSES = ['drip', 'nodns', 'assets', 'heavy'] as const;
+export type AttackClass = (typeof ATTACK_CLASSES)[number];
+
+/** Attackers per class the world has zones for (the largest size measured). */
+export const MAX_ATTACKERS = 128;
+
+/** Attacker `k`'s zone for its pages of `attack`. */
+export const attackZone = (attack: AttackClass, k: number) => `${attack}-a${k}`;
+/** Attacker `k`'s zone whose nameserver never answers, where its asset pages put image, icon and oEmbed. */
+export const hangZone = (k: number) => `hang-a${k}`;
+
+/** The bystander's ordinary sites: site-<i>.test, images and icons on cdn.site-<i>.test. */
+export const SITES = 12;
+export const siteName = (i: number) => `site-${i}.test`;
+export const cdnName = (i: number) => `cdn.site-${i}.test`;

@@ -1,0 +1,88 @@
+// The fairness benchmark's figures against the targets: per attack class and size, the
+// bystander under attack against its baseline (the baseline windows of the same class in the same
+// run, pooled), and what /healthz said. A request not answered 200 counts as slower than any answer.
+
+import { median, percentile } from '../lib/stats.js';
+import { CLASS_LABEL } from './attacks.js';
+import type { Sample } from './bystander.js';
+import type { AttackClass } from './names.js';
+import { RECOVERY_MS, type AttackRun } from './scenario.js';
+
+const TARGET = { p50Ms: 50, p90Ms: 250, cachedMs: 5, okWithinMs: RECOVERY_MS };
+
+export interface Row {
+  cells: string[];
+  met: boolean;
+}
+
+export const TABLE_HEAD = [
+  'attack', 'addresses', 'uncached p50 (baseline)', 'uncached p90 (baseline)', 'cached p50 (baseline)',
+  'bystander 503/422/other', '/healthz degraded', '`ok` after the end', 'met',
+];
+
+const phaseOf = (run: AttackRun, s: Sample) => (s.sentAt < run.attackStart ? 'baseline' : 'attack');
+const pick = (runs: AttackRun[], phase: string, kind: Sample['kind']) => runs.flatMap((run) => run.samples.filter((s) => phaseOf(run, s) === phase && s.kind === kind));
+/** A request not answered 200 ranks above every answer: a fast 503 must not make a percentile look good. */
+const latency = (s: Sample) => (s.status === 200 ? s.ms : Infinity);
+const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)} ms` : Number.isNaN(v) ? 'n/a' : 'failed');
+const ms1 = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)} ms` : Number.isNaN(v) ? 'n/a' : 'failed');
+
+/** One row per run; the baseline of a run is every baseline window of its class. */
+export function rows(runs: AttackRun[]): Row[] {
+  return runs.map((run) => {
+    const sameClass = runs.filter((r) => r.attack === run.attack);
+    const base = { uncached: pick(sameClass, 'baseline', 'uncached').map(latency), cached: pick(sameClass, 'baseline', 'cached').map(latency) };
+    const during = { uncached: pick([run], 'attack', 'uncached'), cached: pick([run], 'attack', 'cached') };
+    const all = [...during.uncached, ...during.cached];
+    const count = (status: number) => all.filter((s) => s.status === status).length;
+    const other = all.filter((s) => ![200, 422, 503].includes(s.status)).length;
+    const u = during.uncached.map(latency);
+    const c = during.cached.map(latency);
+    const p50 = median(u), p90 = percentile(u, 90), cached = median(c);
+    const b50 = median(base.uncached), b90 = percentile(base.uncached, 90), bc = median(base.cached);
+    const polls = run.health.filter((h) => h.at >= run.attackStart && h.at <= run.attackEnd);
+    const degraded = polls.some((h) => h.status === 'degraded');
+    const unanswered = polls.filter((h) => h.status === 'no answer').length;
+    const failed: string[] = [];
+    if (!(p50 <= b50 + TARGET.p50Ms)) failed.push('p50');
+    if (!(p90 <= b90 + TARGET.p90Ms)) failed.push('p90');
+    if (!(cached <= bc + TARGET.cachedMs)) failed.push('cached');
+    if (count(503) + count(422) > 0) failed.push('503/422');
+    if (!degraded) failed.push('degraded');
+    if (run.okAfterMs === null) failed.push('ok');
+    return {
+      met: failed.length === 0,
+      cells: [
+        CLASS_LABEL[run.attack], String(run.size),
+        `${ms(p50)} (${ms(b50)})`, `${ms(p90)} (${ms(b90)})`, `${ms1(cached)} (${ms1(bc)})`,
+        `${count(503)}/${count(422)}/${other} of ${all.length}`,
+        `${degraded ? 'yes' : 'no'}${unanswered > 0 ? ` (${unanswered} of ${polls.length} polls unanswered in 5 s)` : ''}`,
+        run.okAfterMs === null ? `not within ${RECOVERY_MS / 1000} s` : `${(run.okAfterMs / 1000).toFixed(1)} s`,
+        failed.length === 0 ? 'met' : `NOT met (${failed.join(', ')})`,
+      ],
+    };
+  });
+}
+
+export function markdownTable(table: Row[]): string[] {
+  return [`| ${TABLE_HEAD.join(' | ')} |`, `| ${TABLE_HEAD.map(() => '---').join(' | ')} |`, ...table.map((r) => `| ${r.cells.join(' | ')} |`)];
+}
+
+/** What else each run saw: samples, the attackers' answers, the service's CPU, /healthz's extremes. */
+export function details(runs: AttackRun[]): string[] {
+  return runs.map((run) => {
+    const inAttack = run.health.filter((h) => h.at >= run.attackStart && h.at <= run.attackEnd);
+    const baselineDegraded = run.health.filter((h) => h.at < run.attackStart && h.status !== 'ok').length;
+    const slowest = Math.max(0, ...run.samples.filter((s) => phaseOf(run, s) === 'attack').map((s) => s.ms));
+    const statuses = Object.entries(run.attackerStatuses).sort().map(([k, v]) => `${k}: ${v}`).join(', ');
+    const count = (phase: string, kind: Sample['kind']) => pick([run], phase, kind).length;
+    return (
+      `- ${CLASS_LABEL[run.attack]}, ${run.size} addresses: bystander samples baseline ${count('baseline', 'uncached')} uncached + ${count('baseline', 'cached')} cached, ` +
+      `attack ${count('attack', 'uncached')} + ${count('attack', 'cached')}, slowest ${ms(slowest)}; this run's own baseline uncached p50 ${ms(median(pick([run], 'baseline', 'uncached').map(latency)))}; ` +
+      `attackers sent ${run.attackerSent} (${statuses}); LinkPeek CPU ${run.cpuPerSecond.baseline.toFixed(2)} s/s alone, ${run.cpuPerSecond.attack.toFixed(2)} s/s under attack, peak RSS ${run.peakRssMb.toFixed(0)} MB; ` +
+      `/healthz during the attack: ${inAttack.filter((h) => h.status === 'degraded').length} degraded, ${inAttack.filter((h) => h.status === 'no answer').length} unanswered of ${inAttack.length} polls, ` +
+      `event-loop delay p99 up to ${ms(Math.max(0, ...inAttack.map((h) => h.loopP99).filter(Number.isFinite)))}, max ${ms(Math.max(0, ...inAttack.map((h) => h.loopMax).filter(Number.isFinite)))}, in flight up to ${Math.max(0, ...inAttack.map((h) => h.inFlight).filter(Number.isFinite))}, queued up to ${Math.max(0, ...inAttack.map((h) => h.queued).filter(Number.isFinite))}` +
+      (baselineDegraded > 0 ? `; NOT ok during the baseline in ${baselineDegraded} polls` : '')
+    );
+  });
+}

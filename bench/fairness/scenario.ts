@@ -1,0 +1,91 @@
+// One measurement: a fresh LinkPeek, the bystander alone (the baseline), then the bystander while
+// one attack class runs at one size, then the wait for /healthz to say `ok` again.
+
+import { cpuMsOf, memoryOf } from '../lib/proc.js';
+import { runAttack, type AttackPorts, type StatusCounts } from './attacks.js';
+import { runBystander, warmUp, type Sample, type Site } from './bystander.js';
+import { pollHealth, type HealthSample } from './client.js';
+import type { AttackClass } from './names.js';
+import { startService } from './service.js';
+
+export interface FairnessWorld {
+  dns: string;
+  caFile: string;
+  sites: Site[];
+  attackPorts: AttackPorts;
+}
+
+export interface Timing {
+  baselineMs: number;
+  attackMs: number;
+}
+
+/** The target: `ok` again within this long after the attack's end; the wait stops there. */
+export const RECOVERY_MS = 30_000;
+
+export interface AttackRun {
+  attack: AttackClass;
+  size: number;
+  samples: Sample[];
+  attackStart: number;
+  attackEnd: number;
+  health: HealthSample[];
+  /** ms after the attack's end of the first `ok`, or null when none came within RECOVERY_MS. */
+  okAfterMs: number | null;
+  attackerSent: number;
+  attackerStatuses: StatusCounts;
+  /** The service's CPU time per second of wall time, alone and under attack. */
+  cpuPerSecond: { baseline: number; attack: number };
+  /** The service's peak resident memory, MB, at the end of the wait for `ok`. */
+  peakRssMb: number;
+}
+
+export async function measureAttack(checkout: string, world: FairnessWorld, attack: AttackClass, size: number, timing: Timing): Promise<AttackRun> {
+  const service = await startService(checkout, world);
+  const run = `${attack}-${size}-${Date.now().toString(36)}`;
+  let attackerDone: Promise<StatusCounts> = Promise.resolve({});
+  let result: AttackRun;
+  try {
+    const pool = await warmUp(service.origin, world.sites, run);
+    const start = performance.now();
+    const attackStart = start + timing.baselineMs;
+    const attackEnd = attackStart + timing.attackMs;
+    const health = pollHealth(service.origin, timing.baselineMs + timing.attackMs + RECOVERY_MS + 30_000);
+    const cpu = [cpuMsOf(service.pid)];
+    const bystander = runBystander(service.origin, world.sites, pool, run, attackEnd);
+    await sleepUntil(attackStart);
+    cpu.push(cpuMsOf(service.pid));
+    const attackers = runAttack(attack, size, service.origin, world.attackPorts, attackEnd);
+    attackerDone = attackers.done;
+    await sleepUntil(attackEnd);
+    cpu.push(cpuMsOf(service.pid));
+    const okAfterMs = await firstOkAfter(health.samples, attackEnd);
+    const samples = await bystander;
+    await health.stop();
+    const { peakMb } = memoryOf(service.pid);
+    result = {
+      attack, size, samples, attackStart, attackEnd, health: health.samples, okAfterMs,
+      attackerSent: attackers.sent(),
+      attackerStatuses: {},
+      cpuPerSecond: { baseline: (cpu[1]! - cpu[0]!) / timing.baselineMs, attack: (cpu[2]! - cpu[1]!) / timing.attackMs },
+      peakRssMb: peakMb,
+    };
+  } finally {
+    await service.stop();
+  }
+  // Stopping the service ended the attackers' requests still in flight (counted as 'no answer').
+  result.attackerStatuses = await attackerDone;
+  return result;
+}
+
+/** Waits (at most RECOVERY_MS after `endAt`) for the first `ok` answered after `endAt`; ms after `endAt`, or null. */
+async function firstOkAfter(samples: HealthSample[], endAt: number): Promise<number | null> {
+  while (performance.now() < endAt + RECOVERY_MS) {
+    const ok = samples.find((s) => s.at >= endAt && s.status === 'ok');
+    if (ok) return ok.at - endAt;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
+}
+
+const sleepUntil = (at: number) => new Promise((r) => setTimeout(r, Math.max(0, at - performance.now())));

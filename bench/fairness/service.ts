@@ -1,0 +1,73 @@
+// LinkPeek as `npm start` runs it (dist/server/src/main.js of a checkout, compiled), in its own
+// process, at its default settings except what the fairness world needs.
+
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { get } from './client.js';
+
+export interface Service {
+  origin: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** The build a checkout's `npm run build:server` makes. */
+export const serviceEntry = (checkout: string) => path.join(checkout, 'dist', 'server', 'src', 'main.js');
+
+const START_WITHIN_MS = 30_000;
+
+/**
+ * Starts the service of `checkout` with only these settings, none inherited from this shell:
+ * the world's nameserver and CA, private networks allowed (the world is on loopback), and
+ * TRUST_PROXY (the IPv6 attackers are named in X-Forwarded-For, attacks.ts). Everything else,
+ * the rate limit and the fetch shares included, is at its default. No Redis (none by default).
+ */
+export async function startService(checkout: string, world: { dns: string; caFile: string }): Promise<Service> {
+  const entry = serviceEntry(checkout);
+  if (!existsSync(entry)) throw new Error(`no build at ${entry}: run \`npm run build:server\` in ${checkout}`);
+  const port = await freePort();
+  const child = spawn(process.execPath, [entry], {
+    cwd: checkout,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DNS_SERVERS: world.dns,
+      UPSTREAM_CA_FILE: world.caFile,
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      TRUST_PROXY: 'true',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (text: string) => (stderr = (stderr + text).slice(-2000)));
+  const origin = `http://127.0.0.1:${port}`;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL'); // no graceful drain: the attackers' requests are not what is measured
+    });
+  const deadline = performance.now() + START_WITHIN_MS;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`LinkPeek exited (${child.exitCode}): ${stderr}`);
+    if ((await get(`${origin}/healthz`, { address: '127.0.0.1' }, 1000)).status > 0) return { origin, pid: child.pid!, stop };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`LinkPeek did not answer /healthz within ${START_WITHIN_MS} ms: ${stderr}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
