@@ -433,6 +433,28 @@ export type GetDocsResponses = {
 
 export type GetDocsResponse = GetDocsResponses[keyof GetDocsResponses];
 
+export type GetDocsWithSlashData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/docs/';
+};
+
+export type GetDocsWithSlashResponses = {
+    /**
+     * The reference page.
+     */
+    200: string;
+};
+
+export type GetDocsWithSlashResponse = GetDocsWithSlashResponses[keyof GetDocsWithSlashResponses];
+
 export type GetDocsFileData = {
     body?: never;
     headers?: {
@@ -468,6 +490,28 @@ export type GetDocsFileResponses = {
 };
 
 export type GetDocsFileResponse = GetDocsFileResponses[keyof GetDocsFileResponses];
+
+export type GetFaviconData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/favicon.ico';
+};
+
+export type GetFaviconResponses = {
+    /**
+     * A 32×32 icon.
+     */
+    200: Blob | File;
+};
+
+export type GetFaviconResponse = GetFaviconResponses[keyof GetFaviconResponses];
 
 export type GetOpenApiDocumentData = {
     body?: never;
