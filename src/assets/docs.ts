@@ -49,7 +49,9 @@ const PAGE = `<!doctype html>
 // Swagger UI fills every parameter's default into "Try it out", so it would send allow_fallback,
 // which SPEC.md reserves (no effect): the interceptor takes it out of the request.
 // Its stylesheet has a dark theme under html.dark-mode: that class follows the reader's
-// prefers-color-scheme, also when it changes while the page is open.
+// prefers-color-scheme, also when it changes while the page is open. Its code blocks (examples,
+// answers, curl) scroll but take no focus: each is made focusable and named as Swagger UI renders
+// it, so a keyboard can reach and scroll it (WCAG 2.1.1).
 const INIT = `window.ui = SwaggerUIBundle({
   url: '/openapi.yaml',
   dom_id: '#docs',
@@ -70,6 +72,19 @@ const dark = matchMedia('(prefers-color-scheme: dark)');
 const followScheme = () => document.documentElement.classList.toggle('dark-mode', dark.matches);
 followScheme();
 dark.addEventListener('change', followScheme);
+const nameOf = (pre) => {
+  if (pre.closest('.curl-command')) return 'curl command';
+  const status = pre.closest('tr.response')?.querySelector('.response-col_status')?.textContent.trim();
+  return status ? 'Example answer, status ' + status : 'Code example';
+};
+const reachable = () => {
+  for (const pre of document.querySelectorAll('#docs pre.microlight:not([tabindex])')) {
+    pre.tabIndex = 0;
+    pre.setAttribute('role', 'group');
+    pre.setAttribute('aria-label', nameOf(pre));
+  }
+};
+new MutationObserver(reachable).observe(document.getElementById('docs'), { childList: true, subtree: true });
 `;
 
 interface DocsFile {

@@ -61,8 +61,8 @@ serving('component.js comes gzipped when asked, brotli when accepted, and 304 to
   assert.is(stale.status, 200);
 });
 
-/** The reference page (at both its addresses) and init.js: sent as they are. */
-const UNDER_1_KB = new Set(['/docs', '/docs/', '/docs/init.js']);
+/** The reference page, at both its addresses: sent as it is. */
+const UNDER_1_KB = new Set(['/docs', '/docs/']);
 
 serving('openapi.yaml and the /docs files come compressed, with an ETag', async ({ svc }) => {
   const yaml = await svc.request('/openapi.yaml', { headers: { 'accept-encoding': 'br' } });
