@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { GetComponentData, GetComponentErrors, GetComponentResponses, GetDocsData, GetDocsErrors, GetDocsFileData, GetDocsFileErrors, GetDocsFileResponses, GetDocsResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetShowcaseData, GetShowcaseErrors, GetShowcaseResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
+import type { GetComponentData, GetComponentErrors, GetComponentResponses, GetDocsData, GetDocsErrors, GetDocsFileData, GetDocsFileErrors, GetDocsFileResponses, GetDocsResponses, GetDocsWithSlashData, GetDocsWithSlashErrors, GetDocsWithSlashResponses, GetFaviconData, GetFaviconErrors, GetFaviconResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetShowcaseData, GetShowcaseErrors, GetShowcaseResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -76,11 +76,25 @@ export const getShowcase = <ThrowOnError extends boolean = false>(options?: Opti
 export const getDocs = <ThrowOnError extends boolean = false>(options?: Options<GetDocsData, ThrowOnError>) => (options?.client ?? client).get<GetDocsResponses, GetDocsErrors, ThrowOnError>({ url: '/docs', ...options });
 
 /**
+ * The same reference page as `/docs`, at the address typed with a trailing slash.
+ *
+ * Example request: `curl https://linkpeek.example/docs/`
+ */
+export const getDocsWithSlash = <ThrowOnError extends boolean = false>(options?: Options<GetDocsWithSlashData, ThrowOnError>) => (options?.client ?? client).get<GetDocsWithSlashResponses, GetDocsWithSlashErrors, ThrowOnError>({ url: '/docs/', ...options });
+
+/**
  * A script or stylesheet of the reference page.
  *
  * Example request: `curl https://linkpeek.example/docs/swagger-ui.css`
  */
 export const getDocsFile = <ThrowOnError extends boolean = false>(options: Options<GetDocsFileData, ThrowOnError>) => (options.client ?? client).get<GetDocsFileResponses, GetDocsFileErrors, ThrowOnError>({ url: '/docs/{file}', ...options });
+
+/**
+ * The service's icon, which browsers ask for beside every page of this origin.
+ *
+ * Example request: `curl https://linkpeek.example/favicon.ico`
+ */
+export const getFavicon = <ThrowOnError extends boolean = false>(options?: Options<GetFaviconData, ThrowOnError>) => (options?.client ?? client).get<GetFaviconResponses, GetFaviconErrors, ThrowOnError>({ url: '/favicon.ico', ...options });
 
 /**
  * This document.

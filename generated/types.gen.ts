@@ -45,7 +45,7 @@ export type Metadata = {
      */
     safety_tags: Array<SafetyTag>;
     /**
-     * Name of the site, beyond SPEC.md. Order: `og:site_name`, then `<meta name=application-name>`, then the JSON-LD `publisher.name` (of the main entity, else a `WebSite` or `Organization` node's name), then `<meta name=publisher>`, `apple-mobile-web-app-title` and the site's app names (`twitter:app:name:*`, `al:*:app_name`), then last the `<title>`'s last (else first) part after a spaced separator (`|`, `-`, `–`, `—`, `·`, `•`, `::`) when its letters spell the final URL's registrable domain (`Wikipedia` in `Bob Dylan - Wikipedia` on en.wikipedia.org; never on an IP or IDN host). A URL is not a name. Null if none is found.
+     * Name of the site, beyond SPEC.md. Order: `og:site_name`, then `<meta name=application-name>`, then the JSON-LD `publisher.name` (of the main entity, else a `WebSite` node's name, else that of an `Organization` whose `url` is the home page of the page's own site, never one the page is about), then `<meta name=publisher>`, `apple-mobile-web-app-title` and the site's app names (`twitter:app:name:*`, `al:*:app_name`), then last the `<title>`'s last (else first) part after a spaced separator (`|`, `-`, `–`, `—`, `·`, `•`, `::`) when its letters spell the final URL's registrable domain (`Wikipedia` in `Bob Dylan - Wikipedia` on en.wikipedia.org; never on an IP or IDN host). A URL is not a name. Null if none is found.
      */
     site_name: string | null;
     /**
@@ -57,7 +57,7 @@ export type Metadata = {
      */
     author: string | null;
     /**
-     * When the page was published, as an ISO 8601 instant in UTC (`2024-05-01T09:30:00.000Z`), beyond SPEC.md. Order: `article:published_time`, then the JSON-LD `datePublished`, then common meta dates (`itemprop=datePublished`, `og:published_time`, `article:published`, `parsely-pub-date`, `sailthru.date`, `DC.date.issued`, `pubdate`, `date`, `DC.date`, …), then `citation_publication_date`, `citation_date`, `music:release_date`, `published_at`, `citation_online_date`, then the JSON-LD `dateCreated`. Read are ISO 8601 / RFC 3339 dates and times, RFC 2822 dates, and dates alone as `2022/09/01` (year first), `2012 Nov 26` and `Dec 20, 2006` (English month names, abbreviated or in full); a date without a time is taken at 00:00 UTC, a time without an offset as UTC; any other format, an impossible date and a year outside 1800–2199 are skipped. Null if none is found.
+     * When the page was published, as an ISO 8601 instant in UTC (`2024-05-01T09:30:00.000Z`), beyond SPEC.md. Order: `article:published_time`, then the JSON-LD `datePublished`, then its `uploadDate` (a video's or a photo's page), then common meta dates (`itemprop=datePublished`, `og:published_time`, `article:published`, `parsely-pub-date`, `sailthru.date`, `DC.date.issued`, `pubdate`, `DC.date`, …), then `citation_publication_date`, `citation_date`, `music:release_date`, `published_at`, `citation_online_date`, then the JSON-LD `dateCreated`, and last `<meta name=date>`. Read are ISO 8601 / RFC 3339 dates and times, RFC 2822 dates (also with the month before the day, as `Mon, Jan 7 2019 15:37:00 EST`), and dates alone as `2022/09/01` (year first), `2012 Nov 26` and `Dec 20, 2006` (English month names, abbreviated or in full); a date without a time is taken at 00:00 UTC, a time without an offset as UTC; any other format, an impossible date and a year outside 1800–2199 are skipped. Null if none is found.
      */
     published_time: string | null;
     /**
@@ -485,6 +485,40 @@ export type GetDocsResponses = {
 
 export type GetDocsResponse = GetDocsResponses[keyof GetDocsResponses];
 
+export type GetDocsWithSlashData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/docs/';
+};
+
+export type GetDocsWithSlashErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
+};
+
+export type GetDocsWithSlashResponses = {
+    /**
+     * The reference page.
+     */
+    200: string;
+};
+
+export type GetDocsWithSlashResponse = GetDocsWithSlashResponses[keyof GetDocsWithSlashResponses];
+
 export type GetDocsFileData = {
     body?: never;
     headers?: {
@@ -520,6 +554,40 @@ export type GetDocsFileResponses = {
 };
 
 export type GetDocsFileResponse = GetDocsFileResponses[keyof GetDocsFileResponses];
+
+export type GetFaviconData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/favicon.ico';
+};
+
+export type GetFaviconErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
+     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
+     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
+     * connection is closed. Every path answers it so (see the description at the top); it is
+     * listed on the operations that have no other client error.
+     *
+     */
+    431: unknown;
+};
+
+export type GetFaviconResponses = {
+    /**
+     * A 32×32 icon.
+     */
+    200: Blob | File;
+};
+
+export type GetFaviconResponse = GetFaviconResponses[keyof GetFaviconResponses];
 
 export type GetOpenApiDocumentData = {
     body?: never;

@@ -9,6 +9,7 @@ export const PATHS = {
   showcase: '/',
   openapi: '/openapi.yaml',
   docs: '/docs',
+  favicon: '/favicon.ico',
   health: '/healthz',
   metrics: '/metrics',
 } as const;

@@ -9,7 +9,7 @@ import { memoized } from '../memo.js';
 export type Coding = 'br' | 'gzip' | 'identity';
 
 /** Bodies below this are sent as they are: compression would save less than its headers cost. */
-const COMPRESS_MIN_BYTES = 1024;
+export const COMPRESS_MIN_BYTES = 1024;
 
 /** The coding to answer with: brotli or gzip when accepted (q > 0), the higher q first, br on a tie. */
 export function preferredCoding(acceptEncoding: string | undefined): Coding {
@@ -70,12 +70,15 @@ export function codedBody(bodies: CodedBodies, coding: Coding): { body: Buffer; 
 const gzipAsync = promisify(zlib.gzip);
 const brotliAsync = promisify(zlib.brotliCompress);
 
-/** Compressed off the event loop (zlib's thread pool), for static files served many times. */
+/**
+ * At the best levels, off the event loop (zlib's thread pool), for static files served many times
+ * (assets/precompressed.ts makes the largest at build time: brotli 11 is slow).
+ */
 export async function compressOnce(body: Buffer): Promise<CodedBodies> {
   if (body.length < COMPRESS_MIN_BYTES) return { identity: body, gzip: null, br: null };
   const [gzip, br] = await Promise.all([
     gzipAsync(body, { level: zlib.constants.Z_BEST_COMPRESSION }),
-    brotliAsync(body, { params: brotliParams(body.length, 9) }),
+    brotliAsync(body, { params: brotliParams(body.length, zlib.constants.BROTLI_MAX_QUALITY) }),
   ]);
   return { identity: body, gzip, br };
 }

@@ -38,7 +38,8 @@ export interface HandlerDeps {
 
 export function createHandlers({ config, metadata, proxy, health, metrics, responses }: HandlerDeps): Operations {
   const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks };
-  const openapiDocument = new StaticAsset(readFileSync(OPENAPI_PATH), { type: 'application/yaml; charset=utf-8', cacheControl: 'public, max-age=3600' });
+  // Loaded (and compressed, when the build has no forms of it) while the service starts.
+  const openapiDocument = StaticAsset.load(readFileSync(OPENAPI_PATH), { type: 'application/yaml; charset=utf-8', cacheControl: 'public, max-age=3600' });
 
   return {
     async getMetadata(c: ApiContext, ctx: Context) {
@@ -76,8 +77,8 @@ export function createHandlers({ config, metadata, proxy, health, metrics, respo
       ctx.body = await metrics.registry.metrics();
     },
 
-    getOpenApiDocument(_c: ApiContext, ctx: Context) {
-      return openapiDocument.send(ctx);
+    async getOpenApiDocument(_c: ApiContext, ctx: Context) {
+      (await openapiDocument).send(ctx);
     },
   };
 }

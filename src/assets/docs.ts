@@ -1,7 +1,7 @@
-// GET /docs: the API reference, rendered in the browser by Swagger UI from /openapi.yaml. Every
-// file comes from this origin (swagger-ui-dist in node_modules, and the two small files below):
-// no CDN, no web font, and Swagger UI's online validator badge is off, so the page works offline
-// and its CSP allows nothing but 'self'.
+// GET /docs (and /docs/): the API reference, rendered in the browser by Swagger UI from
+// /openapi.yaml. Every file comes from this origin (swagger-ui-dist in node_modules, and the two
+// small files below): no CDN, no web font, and Swagger UI's online validator badge is off, so the
+// page works offline and its CSP allows nothing but 'self'.
 
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -9,6 +9,9 @@ import path from 'node:path';
 import { StaticAsset } from './static-asset.js';
 
 const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** Swagger UI's two large files, which the build compresses ahead (precompressed.ts). */
+export const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js'].map((name) => path.join(SWAGGER_UI_DIR, name));
 
 /** The files change only with a deploy (a new swagger-ui-dist or openapi.yaml). */
 const DOCS_CACHE_CONTROL = 'public, max-age=3600';
@@ -30,6 +33,7 @@ const PAGE = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>LinkPeek API reference</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css">
 </head>
@@ -42,6 +46,12 @@ const PAGE = `<!doctype html>
 `;
 
 // validatorUrl: null, or Swagger UI sends the document to validator.swagger.io for a badge.
+// Swagger UI fills every parameter's default into "Try it out", so it would send allow_fallback,
+// which SPEC.md reserves (no effect): the interceptor takes it out of the request.
+// Its stylesheet has a dark theme under html.dark-mode: that class follows the reader's
+// prefers-color-scheme, also when it changes while the page is open. Its code blocks (examples,
+// answers, curl) scroll but take no focus: each is made focusable and named as Swagger UI renders
+// it, so a keyboard can reach and scroll it (WCAG 2.1.1).
 const INIT = `window.ui = SwaggerUIBundle({
   url: '/openapi.yaml',
   dom_id: '#docs',
@@ -49,7 +59,32 @@ const INIT = `window.ui = SwaggerUIBundle({
   deepLinking: true,
   defaultModelsExpandDepth: 0,
   presets: [SwaggerUIBundle.presets.apis],
+  requestInterceptor: (request) => {
+    const url = new URL(request.url, location.href);
+    if (url.searchParams.has('allow_fallback')) {
+      url.searchParams.delete('allow_fallback');
+      request.url = url.href;
+    }
+    return request;
+  },
 });
+const dark = matchMedia('(prefers-color-scheme: dark)');
+const followScheme = () => document.documentElement.classList.toggle('dark-mode', dark.matches);
+followScheme();
+dark.addEventListener('change', followScheme);
+const nameOf = (pre) => {
+  if (pre.closest('.curl-command')) return 'curl command';
+  const status = pre.closest('tr.response')?.querySelector('.response-col_status')?.textContent.trim();
+  return status ? 'Example answer, status ' + status : 'Code example';
+};
+const reachable = () => {
+  for (const pre of document.querySelectorAll('#docs pre.microlight:not([tabindex])')) {
+    pre.tabIndex = 0;
+    pre.setAttribute('role', 'group');
+    pre.setAttribute('aria-label', nameOf(pre));
+  }
+};
+new MutationObserver(reachable).observe(document.getElementById('docs'), { childList: true, subtree: true });
 `;
 
 interface DocsFile {
@@ -59,9 +94,13 @@ interface DocsFile {
 
 const fromSwaggerUi = (name: string) => () => readFile(path.join(SWAGGER_UI_DIR, name));
 
+const page: DocsFile = { type: 'text/html; charset=utf-8', load: async () => Buffer.from(PAGE) };
+
 /** Path → file. Swagger UI's own files are read on first request (1.9 MB), then kept. */
 const FILES: Record<string, DocsFile> = {
-  '/docs': { type: 'text/html; charset=utf-8', load: async () => Buffer.from(PAGE) },
+  '/docs': page,
+  // The address typed with a slash: the same page (its links are absolute, so it works as it is).
+  '/docs/': page,
   '/docs/init.js': { type: 'application/javascript; charset=utf-8', load: async () => Buffer.from(INIT) },
   '/docs/swagger-ui.css': { type: 'text/css; charset=utf-8', load: fromSwaggerUi('swagger-ui.css') },
   '/docs/swagger-ui-bundle.js': { type: 'application/javascript; charset=utf-8', load: fromSwaggerUi('swagger-ui-bundle.js') },
@@ -69,16 +108,16 @@ const FILES: Record<string, DocsFile> = {
 
 /** The asset at `pathname`, or null when /docs has no such file. */
 export function docsAssets(): (pathname: string) => Promise<StaticAsset | null> {
-  const loaded = new Map<string, Promise<StaticAsset>>();
+  const loaded = new Map<DocsFile, Promise<StaticAsset>>();
   return (pathname) => {
     const file = FILES[pathname];
     if (!file) return Promise.resolve(null);
-    let asset = loaded.get(pathname);
+    let asset = loaded.get(file);
     if (!asset) {
-      asset = file.load().then((bytes) => new StaticAsset(bytes, { type: file.type, cacheControl: DOCS_CACHE_CONTROL }));
+      asset = file.load().then((bytes) => StaticAsset.load(bytes, { type: file.type, cacheControl: DOCS_CACHE_CONTROL }));
       // A failed read is not kept: the next request tries again.
-      asset.catch(() => loaded.delete(pathname));
-      loaded.set(pathname, asset);
+      asset.catch(() => loaded.delete(file));
+      loaded.set(file, asset);
     }
     return asset;
   };

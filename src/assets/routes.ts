@@ -1,14 +1,16 @@
 // GET /component.js, GET /linkpeek-preview.css (the element's height reserve, built beside it),
-// GET / and GET /docs with its files. Everything else passes to next().
+// GET /, GET /favicon.ico and GET /docs with its files. Everything else passes to next().
 import type Koa from 'koa';
 import path from 'node:path';
 import type { Config } from '../config.js';
+import { PATHS } from '../routes.js';
 import { componentBundle, DEFAULT_BUNDLE_PATH } from './component-bundle.js';
 import { DOCS_CSP, docsAssets } from './docs.js';
+import { faviconIco } from './favicon.js';
 import { SHOWCASE_CSP, showcaseHtml } from './showcase-page.js';
 import { StaticAsset } from './static-asset.js';
 
-/** The bundle may change with each deploy; an hour bounds how long a stale copy lives (openapi.yaml). */
+/** The bundle and the icon may change with each deploy; an hour bounds how long a stale copy lives (openapi.yaml). */
 const BUNDLE_CACHE_CONTROL = 'public, max-age=3600';
 const SHOWCASE_CACHE_CONTROL = 'public, max-age=300';
 
@@ -23,8 +25,9 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
   const reserveCss = componentBundle(path.join(path.dirname(bundlePath), 'linkpeek-preview.css'));
   const showcase = showcaseHtml(config.showcaseUrl);
   const docs = docsAssets();
-  let component: StaticAsset | null = null;
-  let reserveAsset: StaticAsset | null = null;
+  let component: { bytes: Buffer; asset: Promise<StaticAsset> } | null = null;
+  let reserveAsset: { bytes: Buffer; asset: Promise<StaticAsset> } | null = null;
+  const favicon = StaticAsset.load(faviconIco(), { type: 'image/x-icon', cacheControl: BUNDLE_CACHE_CONTROL });
 
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
@@ -48,8 +51,13 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
         ctx.body = { code: 503, message: 'component.js is not built; run npm run build:element' };
         return;
       }
-      if (component?.bytes !== bytes) component = new StaticAsset(bytes, { type: 'application/javascript; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL });
-      component.send(ctx);
+      if (component?.bytes !== bytes) component = { bytes, asset: StaticAsset.load(bytes, { type: 'application/javascript; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL }) };
+      (await component.asset).send(ctx);
+      return;
+    }
+
+    if (ctx.path === PATHS.favicon) {
+      (await favicon).send(ctx);
       return;
     }
 
@@ -57,8 +65,8 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
       const bytes = await reserveCss.read();
       if (!bytes) return next();
       ctx.set('Access-Control-Allow-Origin', '*');
-      if (reserveAsset?.bytes !== bytes) reserveAsset = new StaticAsset(bytes, { type: 'text/css; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL });
-      reserveAsset.send(ctx);
+      if (reserveAsset?.bytes !== bytes) reserveAsset = { bytes, asset: StaticAsset.load(bytes, { type: 'text/css; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL }) };
+      (await reserveAsset.asset).send(ctx);
       return;
     }
 

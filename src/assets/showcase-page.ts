@@ -1,7 +1,8 @@
 // GET / : the showcase: a URL box with <linkpeek-preview> rendering live, the curl
 // and SDK examples, and links to the API reference (/docs) and /openapi.yaml. Examples show the page's own origin, filled
 // in by the browser (the Host header is not trusted into HTML). The one dynamic value, the
-// default URL from config, is HTML-escaped.
+// default URL from config, is HTML-escaped. The code blocks scroll sideways, so each is focusable
+// and named by its heading: a keyboard can reach and scroll it (WCAG 2.1.1).
 import { createHash } from 'node:crypto';
 import { PATHS } from '../routes.js';
 
@@ -24,17 +25,33 @@ input{flex:1 1 20rem;min-width:0}
 button{background:var(--accent);border-color:var(--accent);color:var(--panel);font-weight:600;cursor:pointer}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 pre{overflow:auto;padding:1rem;border:1px solid var(--line);border-radius:8px;background:var(--panel);font-size:.875rem}
+#reason{margin:-.75rem 0 1rem;color:var(--fg)}
 linkpeek-preview{margin:1rem 0}
 `;
 
+// The box takes any URL the browser accepts (type=url lets ftp: through); the API previews http
+// and https pages only (docs/SPEC.md) and answers other schemes 400 without a reason the card can
+// show, so the page says why next to the box.
 const SCRIPT = `
 const form = document.getElementById('try');
 const preview = document.getElementById('preview');
+const reason = document.getElementById('reason');
 const fill = (selector, text) => { for (const node of document.querySelectorAll(selector)) node.textContent = text; };
+const whyNot = (url) => {
+  const scheme = URL.canParse(url) ? new URL(url).protocol : null;
+  if (scheme === 'http:' || scheme === 'https:') return '';
+  return scheme === null ? 'That is not a URL: LinkPeek previews http:// and https:// pages.' : 'LinkPeek previews http:// and https:// pages only, not ' + scheme + '// addresses.';
+};
 const show = (url) => {
   preview.dataset.url = url;
+  reason.textContent = whyNot(url);
+  reason.hidden = reason.textContent === '';
   fill('[data-page]', url);
   fill('[data-page-query]', encodeURIComponent(url).replace(/'/g, '%27'));
+};
+const layout = () => {
+  preview.dataset.layout = form.layout.value;
+  fill('[data-layout-attribute]', form.layout.value === 'card' ? '' : ' data-layout="' + form.layout.value + '"');
 };
 fill('[data-origin]', location.origin);
 form.addEventListener('submit', (event) => {
@@ -42,10 +59,11 @@ form.addEventListener('submit', (event) => {
   show(form.url.value);
   history.replaceState(null, '', '?url=' + encodeURIComponent(form.url.value));
 });
-form.layout.addEventListener('change', () => { preview.dataset.layout = form.layout.value; });
+form.layout.addEventListener('change', layout);
 const shared = new URLSearchParams(location.search).get('url');
 if (shared) form.url.value = shared;
 show(form.url.value);
+layout();
 `;
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
@@ -86,17 +104,18 @@ export function showcaseHtml(defaultUrl: string): string {
 <select name="layout" aria-label="Layout"><option value="card">Card</option><option value="compact">Compact</option></select>
 <button type="submit">Preview</button>
 </form>
+<p id="reason" role="status" hidden></p>
 <linkpeek-preview id="preview" data-url="${url}"></linkpeek-preview>
 
-<h2>Embed it</h2>
-<pre><code>&lt;script type="module" src="<span data-origin></span>/component.js"&gt;&lt;/script&gt;
-&lt;linkpeek-preview data-url="<span data-page>${url}</span>"&gt;&lt;/linkpeek-preview&gt;</code></pre>
+<h2 id="embed">Embed it</h2>
+<pre tabindex="0" role="group" aria-labelledby="embed"><code>&lt;script type="module" src="<span data-origin></span>/component.js"&gt;&lt;/script&gt;
+&lt;linkpeek-preview data-url="<span data-page>${url}</span>"<span data-layout-attribute></span>&gt;&lt;/linkpeek-preview&gt;</code></pre>
 
-<h2>curl</h2>
-<pre><code>curl '<span data-origin></span>${PATHS.metadata}?url=<span data-page-query>${encodeURIComponent(defaultUrl).replace(/'/g, '%27')}</span>'</code></pre>
+<h2 id="curl">curl</h2>
+<pre tabindex="0" role="group" aria-labelledby="curl"><code>curl '<span data-origin></span>${PATHS.metadata}?url=<span data-page-query>${encodeURIComponent(defaultUrl).replace(/'/g, '%27')}</span>'</code></pre>
 
-<h2>SDK (TypeScript)</h2>
-<pre><code>import { createClient, getMetadata } from 'linkpeek-client';
+<h2 id="sdk">SDK (TypeScript)</h2>
+<pre tabindex="0" role="group" aria-labelledby="sdk"><code>import { createClient, getMetadata } from 'linkpeek-client';
 
 const client = createClient({ baseUrl: '<span data-origin></span>' });
 const { data, error } = await getMetadata({ client, query: { url: '<span data-page>${url}</span>' } });

@@ -104,6 +104,8 @@ export const EXTRA_SOURCES = {
   published_time: [
     meta('article:published_time'),
     jsonLd('datePublished', 'datePublished'),
+    // A video's or a photo's page (Vimeo, YouTube, Instagram) dates its work by its upload.
+    jsonLd('uploadDate', 'uploadDate'),
     itemprop('datepublished'),
     meta('og:published_time'),
     meta('og:article:published_time'),
@@ -114,7 +116,6 @@ export const EXTRA_SOURCES = {
     meta('dcterms.issued'),
     meta('pubdate'),
     meta('publishdate'),
-    meta('date'),
     meta('dc.date'),
     // The scholarly and music tags come after every tag above: where a page has both, those
     // state the page's own date, and these are often coarser (bioRxiv's citation_publication_date
@@ -134,6 +135,10 @@ export const EXTRA_SOURCES = {
     meta('citation_online_date'),
     // When the work was made: for an article, as near as the page comes to saying when it appeared.
     jsonLd('dateCreated', 'dateCreated'),
+    // A page's date of no stated kind, often when it was last changed or even rendered (a date
+    // days after the article's own, a build's time beside the same og:updated_time): the weakest
+    // of all, read only when nothing above gives a date.
+    meta('date'),
   ],
   theme_color: [
     { label: '<meta name=theme-color> without media', read: (page) => themeColor(page, (media) => media === '') },
@@ -175,7 +180,7 @@ export function indexExtraTags(tags: RawTags, og: Record<string, string>, conten
     contentLanguage,
     htmlTitle: tags.title,
     pageUrl,
-    jsonLd: new PageJsonLd(tags.jsonLd ?? []),
+    jsonLd: new PageJsonLd(tags.jsonLd ?? [], pageUrl),
   };
 }
 

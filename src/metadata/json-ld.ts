@@ -1,8 +1,9 @@
 // The page's JSON-LD (the head's `<script type=application/ld+json>` texts) read as plain JSON:
 // parsed with JSON.parse, never evaluated, no @context fetched or expanded. Terms are read as
 // schema.org's short names, which is how pages write them. What the extra rules need from it:
-// the main entity's author, datePublished and publisher name, and the site's name.
+// the main entity's author, dates and publisher name, and the site's name.
 
+import { getDomain } from 'tldts';
 import { EXTRA_LIMITS } from './normalize-extra.js';
 
 /** Bounds on the walk, far above real heads (the corpus's largest graph has 14 nodes, depth 6). */
@@ -20,7 +21,13 @@ export interface JsonLdFacts {
   datePublished: string | null;
   /** The main entity's `dateCreated`, raw. */
   dateCreated: string | null;
-  /** The main entity's `publisher.name`, else a `WebSite` node's name, else an `Organization`'s. */
+  /** The main entity's `uploadDate` (a VideoObject's or an ImageObject's: when it was published), raw. */
+  uploadDate: string | null;
+  /**
+   * The main entity's `publisher.name`, else a `WebSite` node's name, else the name of an
+   * `Organization` whose `url` is the home page of the page's own site. Any other Organization may
+   * be what the page is about (a company's page on LinkedIn names the company, not LinkedIn).
+   */
   publisherName: string | null;
 }
 
@@ -30,8 +37,8 @@ type Node = Record<string, unknown>;
 const KINDS = [
   /** The page's article: schema.org Article and its kin. */
   /Article$|^(BlogPosting|LiveBlogPosting|SocialMediaPosting|DiscussionForumPosting|Report)$/,
-  /** Other works a page can be (a video's page, a recipe's): their author and date are the page's. */
-  /^(CreativeWork|VideoObject|AudioObject|MediaObject|Clip|PodcastEpisode|Recipe|Review|HowTo|Dataset|Photograph)$/,
+  /** Other works a page can be (a video's, a photo's, a song's page, a recipe's): their author and date are the page's. */
+  /^(CreativeWork|VideoObject|AudioObject|ImageObject|MediaObject|Clip|MusicRecording|MusicAlbum|PodcastEpisode|Recipe|Review|HowTo|Dataset|Photograph)$/,
   /** The page itself (WebPage, ItemPage, ProfilePage, …): last, after what the page is about. */
   /^(WebPage|\w+Page)$/,
   /^WebSite$/,
@@ -51,6 +58,7 @@ const FACT_MARKERS: Record<keyof JsonLdFacts, readonly string[]> = {
   author: ['"author"', '"creator"'],
   datePublished: ['"datePublished"'],
   dateCreated: ['"dateCreated"'],
+  uploadDate: ['"uploadDate"'],
   publisherName: ['"publisher"', 'WebSite', 'Organization', 'Corporation'],
 };
 
@@ -62,20 +70,24 @@ const FACT_MARKERS: Record<keyof JsonLdFacts, readonly string[]> = {
 export class PageJsonLd {
   private facts: JsonLdFacts | null = null;
 
-  constructor(private readonly texts: readonly string[]) {}
+  /** `pageUrl`: where the page was fetched from, to tell the site's own Organization node; null when unknown. */
+  constructor(
+    private readonly texts: readonly string[],
+    private readonly pageUrl: URL | null = null,
+  ) {}
 
   fact(name: keyof JsonLdFacts): string | null {
     if (this.facts === null) {
       const markers = FACT_MARKERS[name];
       if (!this.texts.some((text) => markers.some((marker) => text.includes(marker)))) return null;
-      this.facts = readJsonLd(this.texts);
+      this.facts = readJsonLd(this.texts, this.pageUrl);
     }
     return this.facts[name];
   }
 }
 
-/** Reads the facts from a page's JSON-LD texts; bad JSON is skipped, never thrown. */
-export function readJsonLd(texts: readonly string[]): JsonLdFacts {
+/** Reads the facts from a page's JSON-LD texts (of the page at `pageUrl`); bad JSON is skipped, never thrown. */
+export function readJsonLd(texts: readonly string[], pageUrl: URL | null = null): JsonLdFacts {
   const graph = new Graph();
   for (const text of texts) {
     const parsed = parseJson(text);
@@ -91,13 +103,27 @@ export function readJsonLd(texts: readonly string[]): JsonLdFacts {
     }
     return null;
   };
-  const named = (kind: number) => nameOf(graph.entities.find((node, i) => kinds[i] === kind && nameOf(node) !== null));
+  const named = (kind: number, also: (node: Node) => boolean = () => true) =>
+    nameOf(graph.entities.find((node, i) => kinds[i] === kind && nameOf(node) !== null && also(node)));
   return {
     author: first((node) => authorOf(node.author, graph) ?? authorOf(node.creator, graph)),
     datePublished: first((node) => textOf(node.datePublished)),
     dateCreated: first((node) => textOf(node.dateCreated)),
-    publisherName: first((node) => nameOf(graph.resolve(firstOf(node.publisher)))) ?? named(WEBSITE) ?? named(ORGANIZATION),
+    uploadDate: first((node) => textOf(node.uploadDate)),
+    publisherName:
+      first((node) => nameOf(graph.resolve(firstOf(node.publisher)))) ??
+      named(WEBSITE) ??
+      named(ORGANIZATION, (node) => isHomePageOf(textOf(node.url), pageUrl)),
   };
+}
+
+/** Whether `url` is the home page (path `/`, nothing after it) of a host of `pageUrl`'s registrable domain. */
+function isHomePageOf(url: string | null, pageUrl: URL | null): boolean {
+  if (url === null || pageUrl === null || !URL.canParse(url)) return false;
+  const home = new URL(url);
+  if (home.pathname !== '/' || home.search !== '' || !/^https?:$/.test(home.protocol)) return false;
+  const site = getDomain(pageUrl.hostname);
+  return site !== null && getDomain(home.hostname) === site;
 }
 
 /** The best kind (KINDS' index) among a node's types, or -1. */

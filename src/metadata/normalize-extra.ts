@@ -74,9 +74,18 @@ export const DATE_YEARS = { min: 1800, max: 2199 } as const;
  * ` UTC` and ` GMT` too, as Ruby and others print it).
  */
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s?(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+/** The parts RFC 2822 3.3 dates share: an optional weekday, the month's abbreviation, the time and zone. */
+const WEEKDAY = '(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\\s*)?';
+const MONTH_ABBREVIATION = '(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME_AND_ZONE = '(\\d{2}):(\\d{2})(?::(\\d{2}))?\\s+(GMT|UTC?|Z|[+-]\\d{4}|[ECMP][SD]T)';
 /** RFC 2822 3.3 (what HTTP dates and RSS use): `[Thu, ]20 Jun 2019 12:55[:10] GMT|±hhmm`. */
-const RFC_2822 =
-  /^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s*)?(\d{1,2})\s+(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+(\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s+(GMT|UTC?|Z|[+-]\d{4}|[ECMP][SD]T)$/i;
+const RFC_2822 = new RegExp(`^${WEEKDAY}(\\d{1,2})\\s+${MONTH_ABBREVIATION}\\s+(\\d{4})\\s+${TIME_AND_ZONE}$`, 'i');
+/**
+ * The same with the month before the day, as US pages write it (Engadget's JSON-LD:
+ * `Mon, Jan 7 2019 15:37:00 EST`), a comma after the day allowed. The zone is required: without
+ * one the time is the writer's local time, which nothing on the page says.
+ */
+const RFC_2822_MONTH_FIRST = new RegExp(`^${WEEKDAY}${MONTH_ABBREVIATION}\\s+(\\d{1,2}),?\\s+(\\d{4})\\s+${TIME_AND_ZONE}$`, 'i');
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 /** An English month, its 3-letter abbreviation or its full name (case aside). */
 const MONTH = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
@@ -89,12 +98,12 @@ const MONTH = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?
 const SLASH_DATE = /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/;
 const YEAR_MONTH_DAY = new RegExp(`^(\\d{4})\\s+${MONTH}\\s+(\\d{1,2})$`, 'i');
 const MONTH_DAY_YEAR = new RegExp(`^${MONTH}\\s+(\\d{1,2}),\\s+(\\d{4})$`, 'i');
-/** RFC 2822 4.3's North American zones, in minutes east of UTC. */
-const US_ZONES: Record<string, number> = { est: -300, edt: -240, cst: -360, cdt: -300, mst: -420, mdt: -360, pst: -480, pdt: -420 };
+/** RFC 2822 4.3's zone names (universal time and the North American zones), in minutes east of UTC. */
+const ZONE_NAMES: Record<string, number> = { ut: 0, utc: 0, gmt: 0, z: 0, est: -300, edt: -240, cst: -360, cdt: -300, mst: -420, mdt: -360, pst: -480, pdt: -420 };
 
 /**
  * A publication date as an ISO 8601 instant (`2024-05-01T09:30:00.000Z`), or null. Accepts the
- * forms of ISO_DATE and RFC_2822, then (tried only when those fail) the dates alone of
+ * forms of ISO_DATE, RFC_2822 and RFC_2822_MONTH_FIRST, then (tried only when those fail) the dates alone of
  * SLASH_DATE, YEAR_MONTH_DAY and MONTH_DAY_YEAR; no Date.parse guessing. A date without a time
  * is taken at 00:00 UTC, a time without an offset as UTC. Out-of-range parts (month 13,
  * 30 February, 25:00, an offset past ±23:59), years outside DATE_YEARS and the Unix epoch
@@ -112,11 +121,19 @@ export function normalizeDate(raw: string): string | null {
   const rfc = RFC_2822.exec(text);
   if (rfc) {
     const [, d, mon, y, h, mi, s = '0', zone] = rfc;
-    const name = zone!.toLowerCase();
-    const offset = /^[+-]/.test(name) ? offsetMinutes(name) : (US_ZONES[name] ?? 0);
-    return instant(+y!, MONTHS.indexOf(mon!.toLowerCase()) + 1, +d!, +h!, +mi!, +s, 0, offset);
+    return instant(+y!, MONTHS.indexOf(mon!.toLowerCase()) + 1, +d!, +h!, +mi!, +s, 0, zoneOffset(zone!));
+  }
+  const monthFirst = RFC_2822_MONTH_FIRST.exec(text);
+  if (monthFirst) {
+    const [, mon, d, y, h, mi, s = '0', zone] = monthFirst;
+    return instant(+y!, MONTHS.indexOf(mon!.toLowerCase()) + 1, +d!, +h!, +mi!, +s, 0, zoneOffset(zone!));
   }
   return dateAlone(text);
+}
+
+/** An RFC 2822 zone (`±hhmm` or a name of ZONE_NAMES) → minutes east of UTC; null when past ±23:59. */
+function zoneOffset(zone: string): number | null {
+  return /^[+-]/.test(zone) ? offsetMinutes(zone) : (ZONE_NAMES[zone.toLowerCase()] ?? null);
 }
 
 /** The forms of SLASH_DATE, YEAR_MONTH_DAY and MONTH_DAY_YEAR, at 00:00 UTC; else null. */

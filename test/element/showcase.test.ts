@@ -1,6 +1,7 @@
 // GET / in a real browser: the URL box drives a live <linkpeek-preview> against the
-// running service, the examples name the service's origin, /openapi.yaml is one click away,
-// and the page's own CSP blocks nothing it needs.
+// running service, the examples name the service's origin and follow the chosen layout, a URL
+// that is not http(s) gets its reason, the code blocks scroll from the keyboard, /openapi.yaml is
+// one click away, the origin has an icon, and the page's own CSP blocks nothing it needs.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
@@ -75,6 +76,69 @@ test('the openapi.yaml link opens the contract', async () => {
   const [response] = await Promise.all([tab.page.waitForResponse(`${service.baseUrl}/openapi.yaml`), tab.page.click('a[href="/openapi.yaml"]')]);
   assert.is(response.status(), 200);
   assert.match(response.headers()['content-type'] ?? '', 'application/yaml');
+});
+
+test('the embed snippet follows the chosen layout', async () => {
+  await tab.reset(`${service.baseUrl}/`);
+  await waitForState(tab.page, 'ready');
+  const embed = tab.page.getByRole('group', { name: 'Embed it' });
+  const url = `${upstream.origin}/home`;
+  assert.match(await embed.innerText(), `<linkpeek-preview data-url="${url}"></linkpeek-preview>`);
+  await tab.page.selectOption('select[name=layout]', 'compact');
+  assert.match(await embed.innerText(), `<linkpeek-preview data-url="${url}" data-layout="compact"></linkpeek-preview>`);
+  await tab.page.selectOption('select[name=layout]', 'card');
+  assert.match(await embed.innerText(), `<linkpeek-preview data-url="${url}"></linkpeek-preview>`);
+});
+
+test('an ftp:// URL gets its reason beside the box, which goes when an http one follows', async () => {
+  await tab.reset(`${service.baseUrl}/`);
+  const reason = tab.page.getByRole('status');
+  assert.not.ok(await reason.isVisible(), 'no reason for the default URL');
+  await tab.page.fill('#url', 'ftp://127.0.0.1/pub/file.txt');
+  await tab.page.press('#url', 'Enter');
+  await reason.waitFor();
+  assert.is(await reason.innerText(), 'LinkPeek previews http:// and https:// pages only, not ftp:// addresses.');
+  await waitForState(tab.page, 'error');
+  await tab.page.screenshot({ path: `${ARTIFACTS_DIR}showcase-ftp-reason.png` });
+  await tab.page.fill('#url', `${upstream.origin}/typed`);
+  await tab.page.press('#url', 'Enter');
+  await reason.waitFor({ state: 'hidden' });
+  await waitForState(tab.page, 'ready');
+});
+
+test('each code block has its heading as its name, and one that overflows scrolls from the keyboard', async () => {
+  await tab.reset(`${service.baseUrl}/`);
+  for (const name of ['Embed it', 'curl', 'SDK (TypeScript)']) {
+    assert.is(await tab.page.getByRole('group', { name }).getAttribute('tabindex'), '0', name);
+  }
+  const sdk = tab.page.getByRole('group', { name: 'SDK (TypeScript)' });
+  assert.ok(await sdk.evaluate((pre) => pre.scrollWidth > pre.clientWidth), 'its longest line overflows at this width');
+  await tab.page.focus('button[type=submit]');
+  for (let i = 0; i < 10 && !(await sdk.evaluate((pre) => pre === document.activeElement)); i++) await tab.page.keyboard.press('Tab');
+  assert.ok(await sdk.evaluate((pre) => pre === document.activeElement), 'reached with Tab');
+  await tab.page.keyboard.press('ArrowRight');
+  await tab.page.keyboard.press('End');
+  await tab.page.waitForFunction(() => document.activeElement!.scrollLeft > 0);
+});
+
+test('/favicon.ico is a 32×32 icon the page can show', async () => {
+  await tab.reset(`${service.baseUrl}/`);
+  const size = await tab.page.evaluate(
+    () =>
+      new Promise<number[] | null>((resolve) => {
+        const icon = new Image();
+        icon.onload = () => resolve([icon.naturalWidth, icon.naturalHeight]);
+        icon.onerror = () => resolve(null);
+        // Playwright aborts every request whose URL ends in /favicon.ico while routes are set
+        // (browser.ts routes other origins away): a query keeps this one its own.
+        icon.src = '/favicon.ico?shown-in-a-page';
+        icon.id = 'icon';
+        icon.style.cssText = 'width:128px;height:128px;image-rendering:pixelated';
+        document.body.prepend(icon);
+      }),
+  );
+  assert.equal(size, [32, 32]);
+  await tab.page.locator('#icon').screenshot({ path: `${ARTIFACTS_DIR}favicon.png` });
 });
 
 test('the showcase CSP blocked nothing', () => {

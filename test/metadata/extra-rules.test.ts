@@ -13,6 +13,8 @@ interface Row {
   behaviour: string;
   tags: RawTags;
   contentLanguage?: string;
+  /** Where the page was fetched from; example.com's page when not given. */
+  url?: URL;
   expected: string | null;
 }
 
@@ -22,7 +24,7 @@ function table(field: keyof Metadata, rows: Row[]): void {
   for (const row of rows) {
     s(row.behaviour, () => {
       for (const prefer of ['og', 'twitter'] as const) {
-        assert.is(extractMetadata(row.tags, prefer, pageUrl, { contentLanguage: row.contentLanguage })[field], row.expected);
+        assert.is(extractMetadata(row.tags, prefer, row.url ?? pageUrl, { contentLanguage: row.contentLanguage })[field], row.expected);
       }
     });
   }
@@ -31,10 +33,19 @@ function table(field: keyof Metadata, rows: Row[]): void {
 
 const article = (fields: Record<string, unknown>) => ({ '@context': 'https://schema.org', '@type': 'NewsArticle', ...fields });
 
+/** A LinkedIn company page: its only JSON-LD is the company it is about. */
+const linkedInCompany = new URL('https://uk.linkedin.com/company/audiense');
+const audiense = { '@context': 'http://schema.org', '@type': 'Organization', name: 'Audiense', url: linkedInCompany.href, address: { type: 'PostalAddress', addressLocality: 'London' } };
+
 table('site_name', [
   { behaviour: 'og:site_name wins over application-name and JSON-LD', tags: page({ metas: [named('application-name', 'App'), property('og:site_name', 'OG Site')], jsonLd: [article({ publisher: { name: 'LD' } })] }), expected: 'OG Site' },
   { behaviour: 'no og:site_name falls to <meta name=application-name>', tags: page({ metas: [named('application-name', 'App')], jsonLd: [article({ publisher: { name: 'LD' } })] }), expected: 'App' },
   { behaviour: 'neither falls to the JSON-LD publisher.name', tags: page({ jsonLd: [article({ publisher: { '@type': 'Organization', name: 'LD Publisher' } })] }), expected: 'LD Publisher' },
+  { behaviour: 'an Organization the page is about is no site name: a LinkedIn company page is LinkedIn\'s (its <title>)', tags: page({ title: 'Audiense | LinkedIn', jsonLd: [audiense] }), url: linkedInCompany, expected: 'LinkedIn' },
+  { behaviour: 'an Organization the page is about, and nothing else: null', tags: page({ title: 'Audiense', jsonLd: [audiense] }), url: linkedInCompany, expected: null },
+  { behaviour: 'an Organization whose url is the home page of another site is no site name either', tags: page({ jsonLd: [{ ...audiense, url: 'https://audiense.com/' }] }), url: linkedInCompany, expected: null },
+  { behaviour: 'the site\'s own Organization (its url the home page of the page\'s site) names it', tags: page({ jsonLd: [{ '@type': 'Organization', name: 'Marketing Land', url: 'http://marketingland.com' }] }), url: new URL('https://www.marketingland.com/an-inside-look-165927'), expected: 'Marketing Land' },
+  { behaviour: 'the publisher of the page\'s article wins over an Organization it is about', tags: page({ jsonLd: [audiense, article({ publisher: { '@type': 'Organization', name: 'LinkedIn News' } })] }), url: linkedInCompany, expected: 'LinkedIn News' },
   { behaviour: 'no JSON-LD falls to <meta name=publisher>', tags: page({ metas: [named('publisher', 'Meta Publisher')] }), expected: 'Meta Publisher' },
   { behaviour: 'then apple-mobile-web-app-title', tags: page({ metas: [named('twitter:app:name:iphone', 'App'), named('apple-mobile-web-app-title', 'Home Screen')] }), expected: 'Home Screen' },
   { behaviour: 'then the native app names (twitter:app:name:*, al:*:app_name)', tags: page({ metas: [property('al:android:app_name', 'Android'), named('twitter:app:name:googleplay', 'Play')] }), expected: 'Play' },
@@ -83,12 +94,16 @@ table('author', [
 table('published_time', [
   { behaviour: 'article:published_time wins over JSON-LD and other metas', tags: page({ metas: [named('date', '2001-01-01'), property('article:published_time', '2016-12-22T10:43:37-08:00')], jsonLd: [article({ datePublished: '2015-01-01' })] }), expected: '2016-12-22T18:43:37.000Z' },
   { behaviour: 'no article:published_time falls to JSON-LD datePublished', tags: page({ metas: [named('date', '2001-01-01')], jsonLd: [article({ datePublished: '2019-06-20T12:55:10Z' })] }), expected: '2019-06-20T12:55:10.000Z' },
+  { behaviour: 'no datePublished falls to a video\'s JSON-LD uploadDate (Vimeo)', tags: page({ metas: [named('date', '2025-05-07')], jsonLd: [[{ '@type': 'VideoObject', name: 'Vimeo Best of the Year 2018: Winners', uploadDate: '2019-01-17T21:34:21+00:00', dateModified: '2025-05-07T18:48:37+00:00', author: { '@type': 'Person', name: 'Vimeo Curation' } }, { '@type': 'BreadcrumbList' }]] }), expected: '2019-01-17T21:34:21.000Z' },
+  { behaviour: 'a photo\'s JSON-LD uploadDate (Instagram\'s ImageObject)', tags: page({ jsonLd: [{ '@context': 'http://schema.org', '@type': 'ImageObject', caption: 'The first Model 3 production car', representativeOfPage: 'http://schema.org/True', uploadDate: '2017-07-09T04:58:10' }] }), expected: '2017-07-09T04:58:10.000Z' },
+  { behaviour: 'datePublished wins over uploadDate', tags: page({ jsonLd: [{ '@type': 'VideoObject', uploadDate: '2019-01-17', datePublished: '2019-01-18' }] }), expected: '2019-01-18T00:00:00.000Z' },
+  { behaviour: 'uploadDate wins over itemprop=datePublished', tags: page({ metas: [itemprop('datePublished', '2001-01-01')], jsonLd: [{ '@type': 'VideoObject', uploadDate: '2019-01-17' }] }), expected: '2019-01-17T00:00:00.000Z' },
+  { behaviour: 'a JSON-LD datePublished with the month first and a US zone name (Engadget)', tags: page({ jsonLd: [article({ datePublished: 'Mon, Jan 7 2019 15:37:00 EST', author: { '@type': 'Person', name: 'Mallory Locklear' } })] }), expected: '2019-01-07T20:37:00.000Z' },
   { behaviour: 'a garbage article:published_time falls to JSON-LD', tags: page({ metas: [property('article:published_time', 'June 03, 2020, 06:46 PM EDT')], jsonLd: [article({ datePublished: '2020-06-03' })] }), expected: '2020-06-03T00:00:00.000Z' },
   { behaviour: 'then itemprop=datePublished', tags: page({ metas: [named('date', '2001-01-01'), itemprop('datePublished', '2008-08-01T04:06:40-07:00')] }), expected: '2008-08-01T11:06:40.000Z' },
   { behaviour: 'then the variants of the article: tag', tags: page({ metas: [named('date', '2001-01-01'), property('article:published', '2017-01-13T00:00:04-05:00')] }), expected: '2017-01-13T05:00:04.000Z' },
   { behaviour: 'then parsely-pub-date before sailthru.date', tags: page({ metas: [named('sailthru.date', '2001-01-01'), named('parsely-pub-date', '2024-04-20T04:20:00.000Z')] }), expected: '2024-04-20T04:20:00.000Z' },
-  { behaviour: 'then DC.date.issued before <meta name=date>', tags: page({ metas: [named('date', '2001-01-01'), named('DC.date.issued', '2014-12-15')] }), expected: '2014-12-15T00:00:00.000Z' },
-  { behaviour: '<meta name=date> without an offset is UTC', tags: page({ metas: [named('date', '2016-02-01 01:28:49')] }), expected: '2016-02-01T01:28:49.000Z' },
+  { behaviour: 'then DC.date.issued', tags: page({ metas: [named('date', '2001-01-01'), named('DC.date.issued', '2014-12-15')] }), expected: '2014-12-15T00:00:00.000Z' },
   { behaviour: 'JSON-LD dateCreated comes after DC.date', tags: page({ metas: [named('dc.date', '2020-03-27')], jsonLd: [article({ dateCreated: '2017-11-17T10:41:09Z' })] }), expected: '2020-03-27T00:00:00.000Z' },
   { behaviour: 'DC.date wins over citation_publication_date', tags: page({ metas: [named('citation_publication_date', '2020/01/01'), named('DC.Date', '2020-03-27')] }), expected: '2020-03-27T00:00:00.000Z' },
   { behaviour: 'then citation_publication_date before citation_date', tags: page({ metas: [named('citation_date', '2001/01/01'), named('citation_publication_date', '2012 Nov 26')] }), expected: '2012-11-26T00:00:00.000Z' },
@@ -98,6 +113,9 @@ table('published_time', [
   { behaviour: 'then citation_online_date', tags: page({ metas: [named('citation_online_date', '2022/07/08')] }), expected: '2022-07-08T00:00:00.000Z' },
   { behaviour: 'a citation_publication_date of a month alone (2021/08) falls through', tags: page({ metas: [named('citation_publication_date', '2021/08'), named('citation_online_date', '2021/07/15')] }), expected: '2021-07-15T00:00:00.000Z' },
   { behaviour: 'JSON-LD dateCreated comes last, after citation_online_date', tags: page({ metas: [named('citation_online_date', '2023/08/02')], jsonLd: [article({ dateCreated: '2017-11-17T10:41:09Z' })] }), expected: '2023-08-02T00:00:00.000Z' },
+  { behaviour: '<meta name=date> comes after the citation dates (a later date than the article\'s)', tags: page({ metas: [named('date', '2024-04-25T15:47:59.000Z'), named('citation_online_date', '2024/04/22')] }), expected: '2024-04-22T00:00:00.000Z' },
+  { behaviour: '<meta name=date> comes after JSON-LD dateCreated', tags: page({ metas: [named('date', '2024-04-25T15:47:59.000Z')], jsonLd: [article({ dateCreated: '2024-04-22T22:44:32.799Z' })] }), expected: '2024-04-22T22:44:32.799Z' },
+  { behaviour: '<meta name=date> when nothing else gives a date', tags: page({ metas: [named('date', '2015-04-08T12:46:00')] }), expected: '2015-04-08T12:46:00.000Z' },
   { behaviour: 'JSON-LD dateCreated when nothing else is there', tags: page({ jsonLd: [article({ dateCreated: '2017-11-17T10:41:09Z' })] }), expected: '2017-11-17T10:41:09.000Z' },
   { behaviour: 'article:modified_time is not a publication date', tags: page({ metas: [property('article:modified_time', '2016-12-22T10:43:37Z'), property('og:updated_time', '2016-12-22T10:43:37Z')] }), expected: null },
   { behaviour: 'nothing is null', tags: page(), expected: null },

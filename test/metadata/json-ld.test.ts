@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { JSON_LD_LIMITS, type JsonLdFacts, readJsonLd } from '../../src/metadata/json-ld.js';
 
-const none: JsonLdFacts = { author: null, datePublished: null, dateCreated: null, publisherName: null };
+const none: JsonLdFacts = { author: null, datePublished: null, dateCreated: null, uploadDate: null, publisherName: null };
 const read = (...scripts: unknown[]) => readJsonLd(scripts.map((s) => (typeof s === 'string' ? s : JSON.stringify(s))));
 const article = { '@context': 'https://schema.org', '@type': 'NewsArticle', author: { '@type': 'Person', name: 'Ann' }, datePublished: '2020-01-02', publisher: { '@type': 'Organization', name: 'Daily' } };
 const facts = { ...none, author: 'Ann', datePublished: '2020-01-02', publisherName: 'Daily' };
@@ -63,9 +63,30 @@ main('a Movie\'s author is not the page\'s author', () => assert.equal(read({ '@
 main('a Review nested in a Product is not the main entity', () => {
   assert.equal(read({ '@type': 'Product', review: { '@type': 'Review', author: 'Reviewer', datePublished: '2020-01-01' } }), none);
 });
-main('the publisher name falls back to a WebSite node, then an Organization node', () => {
+main('a video\'s, a photo\'s or a song\'s page: its work\'s uploadDate and datePublished', () => {
+  assert.equal(read({ '@type': 'VideoObject', uploadDate: '2019-01-17T21:34:21+00:00', author: { '@type': 'Person', name: 'Vimeo Curation' } }), { ...none, author: 'Vimeo Curation', uploadDate: '2019-01-17T21:34:21+00:00' });
+  assert.equal(read({ '@type': 'ImageObject', uploadDate: '2017-07-09T04:58:10' }).uploadDate, '2017-07-09T04:58:10');
+  assert.equal(read({ '@type': 'MusicRecording', name: 'DESPECHÁ', datePublished: '2022-07-28T00:00:00.000Z' }).datePublished, '2022-07-28T00:00:00.000Z');
+});
+main('the publisher name falls back to a WebSite node', () => {
   assert.equal(read([{ '@type': 'Organization', name: 'Org' }, { '@type': 'WebSite', name: 'Site' }]).publisherName, 'Site');
-  assert.equal(read({ '@type': 'NewsMediaOrganization', name: 'Media' }).publisherName, 'Media');
+});
+
+const readAt = (pageUrl: string, ...scripts: object[]) => readJsonLd(scripts.map((s) => JSON.stringify(s)), new URL(pageUrl));
+main('then an Organization whose url is the home page of the page\'s own site', () => {
+  const theGuardian = { '@type': 'Organization', name: 'The Guardian', url: 'http://www.theguardian.com/' };
+  assert.is(readAt('https://www.theguardian.com/technology/2017/jul/03/story', theGuardian).publisherName, 'The Guardian');
+  assert.is(readAt('https://amp.theguardian.com/technology/story', theGuardian).publisherName, 'The Guardian', 'another host of the same registrable domain');
+  assert.is(readAt('https://www.example.com/story', { '@type': 'NewsMediaOrganization', name: 'Media', url: 'https://example.com' }).publisherName, 'Media');
+});
+main('never an Organization the page is about (a LinkedIn company page)', () => {
+  const audiense = { '@context': 'http://schema.org', '@type': 'Organization', name: 'Audiense', url: 'https://uk.linkedin.com/company/audiense' };
+  assert.is(readAt('https://uk.linkedin.com/company/audiense', audiense).publisherName, null);
+  assert.is(readAt('https://uk.linkedin.com/company/audiense', { ...audiense, url: 'https://audiense.com/' }).publisherName, null, 'its own site is not this one');
+  assert.is(readAt('https://audiense.com/about', { ...audiense, url: 'https://audiense.com/?ref=1' }).publisherName, null, 'a home page with a query');
+  assert.is(readAt('https://audiense.com/about', { ...audiense, url: 'ftp://audiense.com/' }).publisherName, null, 'not a web page');
+  assert.is(read({ ...audiense, url: 'https://audiense.com/' }).publisherName, null, 'the page\'s own URL unknown');
+  assert.is(read({ '@type': 'Organization', name: 'No URL' }).publisherName, null);
 });
 main.run();
 
