@@ -22,11 +22,14 @@ export function codeBlocks(file: string): CodeBlock[] {
   const lines = readFileSync(REPO_ROOT + file, 'utf8').split('\n');
   const blocks: CodeBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)\s*$/.exec(lines[i]!);
+    // A fence may be indented (a block inside a list item): its lines lose that indentation.
+    const open = /^( *)```(\S*)\s*$/.exec(lines[i]!);
     if (!open) continue;
-    const end = lines.findIndex((l, j) => j > i && /^```\s*$/.test(l));
+    const indent = open[1]!.length;
+    const end = lines.findIndex((l, j) => j > i && /^ *```\s*$/.test(l));
     if (end === -1) throw new Error(`${file}:${i + 1}: a code block that is never closed`);
-    blocks.push({ file, line: i + 1, lang: open[1]!, text: lines.slice(i + 1, end).join('\n') });
+    const text = lines.slice(i + 1, end).map((l) => l.slice(Math.min(indent, l.length - l.trimStart().length)));
+    blocks.push({ file, line: i + 1, lang: open[2]!, text: text.join('\n') });
     i = end;
   }
   return blocks;
