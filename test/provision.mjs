@@ -1,8 +1,9 @@
 // What the test run needs from the machine, provided by the run itself so that `npm test` works on
 // a fresh Debian machine with only Node and apt:
 //  - Debian's `chromium` (the element's tests drive it through playwright-core, never a downloaded
-//    browser) and `redis-server`: installed with apt-get when missing and this process may (root,
-//    apt-get present); otherwise the one command that installs them is named and the run stops.
+//    browser), `redis-server`, and `curl` (the README's commands are run as written): installed
+//    with apt-get when missing and this process may (root, apt-get present); otherwise the one
+//    command that installs them is named and the run stops.
 //  - A Redis of the run's own on a free loopback port, persisting nothing, stopped when the run
 //    ends: the tests never touch (or flush) whatever Redis the machine runs on 6379. Its URL
 //    reaches the tests as TEST_REDIS_URL (test/helpers/redis.ts).
@@ -15,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** Debian package → the command it puts on PATH. */
-export const SYSTEM_PACKAGES = { chromium: 'chromium', 'redis-server': 'redis-server' };
+export const SYSTEM_PACKAGES = { chromium: 'chromium', 'redis-server': 'redis-server', curl: 'curl' };
 
 /** The full path of `command` on PATH, or null. */
 export function onPath(command, pathVariable = process.env.PATH ?? '') {

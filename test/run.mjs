@@ -7,8 +7,8 @@
 // In CI (CI=true) a skipped test is a failure: nothing may be quietly left out.
 // Before the summary, the slowest files with their wall-clock time (TEST_SLOWEST, 12 by default).
 // First it provides what the chosen files need (provision.mjs): Debian's chromium for the
-// element's tests, and a Redis of the run's own on a free port (its URL in TEST_REDIS_URL, unless
-// that is already set) for the files that use one.
+// element's tests, curl for the README's commands (docs/), and a Redis of the run's own on a free
+// port (its URL in TEST_REDIS_URL, unless that is already set) for the files that use one.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -31,6 +31,7 @@ const files = readdirSync(testDir, { recursive: true })
 const usesRedis = files.some((f) => /testRedis|startRedis/.test(readFileSync(path.join(testDir, f), 'utf8')));
 const wanted = [
   ...(files.some((f) => f.startsWith('element/')) ? ['chromium'] : []),
+  ...(files.some((f) => f.startsWith('docs/')) ? ['curl'] : []),
   ...(usesRedis && !process.env.TEST_REDIS_URL ? ['redis-server'] : []),
 ];
 const unprovided = provisionSystemPackages(wanted);
