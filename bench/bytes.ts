@@ -13,6 +13,7 @@ import { scanHead } from '../wasm-parser/index.js';
 import { pino } from 'pino';
 import { loadManifest } from './lib/corpus.js';
 import { startUpstream } from './e2e.js';
+import { LOCAL_DNS_SERVERS } from '../test/helpers/local-dns.js';
 
 export interface BytesResult {
   pages: number;
@@ -25,7 +26,7 @@ export interface BytesResult {
 }
 
 export async function runBytes(): Promise<BytesResult> {
-  const config = loadConfig({ ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'silent' });
+  const config = loadConfig({ ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'silent', DNS_SERVERS: LOCAL_DNS_SERVERS });
   const fetcher = createSafeFetch(config, { logger: pino({ level: 'silent' }) });
   const upstream = await startUpstream();
   const pulledShare: number[] = [];

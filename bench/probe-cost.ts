@@ -31,6 +31,7 @@ import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createSafeFetch } from '../src/fetch/fetcher.js';
 import { imageEnricher } from '../src/metadata/enrich-images.js';
+import { LOCAL_DNS_SERVERS } from '../test/helpers/local-dns.js';
 
 const self = fileURLToPath(import.meta.url);
 const { values: args } = parseArgs({
@@ -133,6 +134,7 @@ async function startLinkPeek(probeImages: boolean): Promise<{ origin: string; cl
     MAX_FETCHES_PER_CLIENT: '0',
     MAX_FETCHES_PER_HOST: '0',
     PROBE_IMAGES: String(probeImages),
+    DNS_SERVERS: LOCAL_DNS_SERVERS,
   });
   // The wiring the lead puts in src/app.ts: imageEnricher on the app's own safeFetch.
   const fetcher = createSafeFetch(config);

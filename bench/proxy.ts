@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { Agent } from 'undici';
+import { LOCAL_DNS_SERVERS } from '../test/helpers/local-dns.js';
 
 const IMAGE_BYTES = 5 * 1000 * 1000;
 const self = fileURLToPath(import.meta.url);
@@ -145,7 +146,7 @@ async function main(): Promise<void> {
   const { createSafeFetch } = await import('../src/fetch/fetcher.js');
   const { createImageProxy } = await import('../src/proxy/proxy.js');
   // One client and one upstream stand for many: no fair shares of fetch slots.
-  const config = loadConfig({ LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_MAX: '0', MAX_FETCHES_PER_CLIENT: '0', MAX_FETCHES_PER_HOST: '0' });
+  const config = loadConfig({ LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_MAX: '0', MAX_FETCHES_PER_CLIENT: '0', MAX_FETCHES_PER_HOST: '0', DNS_SERVERS: LOCAL_DNS_SERVERS });
   const fetcher = createSafeFetch(config);
   const app = await createApp(config, {
     logger: pino({ level: 'silent' }),

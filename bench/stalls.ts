@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startFreezingProxy } from '../test/helpers/freezing-proxy.js';
+import { startRedis } from '../test/provision.mjs';
 import { linkpeek } from './lib/contenders.js';
 import { REPO_ROOT } from './lib/corpus.js';
 import { describeHealth, drippingPages, health, healthTurns, metadataUrl, quickPages, timedGet, type LocalServer } from './lib/stall-world.js';
@@ -46,7 +47,9 @@ const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 // ---- Redis stall -------------------------------------------------------------------------------
 
 async function redisStall(label: string, env: Record<string, string>, clientTimeoutMs: number, repeats: number): Promise<void> {
-  const proxy = await startFreezingProxy({ host: '127.0.0.1', port: 6379 });
+  // A Redis of its own on a free port, as the tests have: the machine's Redis is left alone.
+  const redis = await startRedis();
+  const proxy = await startFreezingProxy({ host: '127.0.0.1', port: redis.port });
   const pages = await quickPages('127.0.0.1');
   const server = await linkpeek('LinkPeek', { ...DEFAULTS, REDIS_URL: proxy.url(12), RATE_LIMIT_MAX: '1000', ...env }).start();
   try {
@@ -86,6 +89,7 @@ async function redisStall(label: string, env: Record<string, string>, clientTime
     await server.stop();
     await pages.close();
     await proxy.close();
+    await redis.stop();
   }
 }
 

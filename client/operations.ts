@@ -1,6 +1,7 @@
 // The service's operations, as generated from openapi.yaml, with the result types the generated
 // client leaves out: a request that gets no answer (network failure, abort, timeout) resolves
-// with fetch's error and no response, and a call without a usable baseUrl is refused up front.
+// with fetch's error and no response, and so does a call without a usable baseUrl (no request is
+// built: `request` is undefined too), which `throwOnError` turns into a rejection.
 
 import type { TDataShape } from '../generated/client/index.js';
 import * as generated from '../generated/sdk.gen.js';
@@ -11,12 +12,14 @@ import { checkBaseUrl, client as defaultClient } from './client.js';
 /**
  * What an operation resolves with (without `throwOnError`): the answer's data, or its error body,
  * or, when no answer came, the error fetch threw (a TypeError for a network failure, a
- * DOMException for an abort or a timeout, or the signal's own reason) and `response: undefined`.
+ * DOMException for an abort or a timeout, or the signal's own reason) and `response: undefined`;
+ * with no usable baseUrl, a TypeError saying what to pass, and `request: undefined` as well.
  */
 export type Result<TData, TError> =
   | { data: TData; error: undefined; request: Request; response: Response }
   | { data: undefined; error: TError; request: Request; response: Response }
-  | { data: undefined; error: Error; request: Request; response: undefined };
+  | { data: undefined; error: Error; request: Request; response: undefined }
+  | { data: undefined; error: TypeError; request: undefined; response: undefined };
 
 /** With `throwOnError: true` the call resolves only with data; see LinkPeekHttpError for what it throws. */
 export type ResultOf<TData, TError, ThrowOnError extends boolean> = ThrowOnError extends true
@@ -33,7 +36,14 @@ function operation<TData extends TDataShape, TResponses, TErrors = { default: un
   call: (options: Options<TData, boolean>) => Promise<unknown>,
 ): Operation<TData, TResponses, TErrors> {
   const checked = async (options: Options<TData, boolean> = {} as Options<TData, boolean>) => {
-    checkBaseUrl(options.baseUrl ?? (options.client ?? defaultClient).getConfig().baseUrl);
+    const client = options.client ?? defaultClient;
+    try {
+      checkBaseUrl(options.baseUrl ?? client.getConfig().baseUrl);
+    } catch (error) {
+      // Like any request that gets no answer: in `error`, or thrown when asked to throw.
+      if (options.throwOnError ?? client.getConfig().throwOnError) throw error;
+      return { data: undefined, error, request: undefined, response: undefined };
+    }
     return call(options);
   };
   return checked as unknown as Operation<TData, TResponses, TErrors>;

@@ -16,6 +16,7 @@ import { pino } from 'pino';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createServer } from '../src/server.js';
+import { LOCAL_DNS_SERVERS } from '../test/helpers/local-dns.js';
 
 const TOTAL = Number(process.env.SOAK_REQUESTS ?? 10_000);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 100);
@@ -93,6 +94,7 @@ async function serveService(): Promise<void> {
     CACHE_MAX_ENTRIES: '2000',
     // The one upstream process stands for many sites: no per-destination share of fetch slots.
     MAX_FETCHES_PER_HOST: '0',
+    DNS_SERVERS: LOCAL_DNS_SERVERS,
   });
   const logger = process.env.SOAK_LOG ? pino(pino.destination(process.env.SOAK_LOG)) : pino({ level: 'silent' });
   const app = await createApp(config, { logger });

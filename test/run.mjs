@@ -6,11 +6,15 @@
 // Usage: node test/run.mjs [path-prefix]   e.g. node test/run.mjs fetch/
 // In CI (CI=true) a skipped test is a failure: nothing may be quietly left out.
 // Before the summary, the slowest files with their wall-clock time (TEST_SLOWEST, 12 by default).
+// First it provides what the chosen files need (provision.mjs): Debian's chromium for the
+// element's tests, curl for the README's commands (docs/), and a Redis of the run's own on a free
+// port (its URL in TEST_REDIS_URL, unless that is already set) for the files that use one.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { provisionSystemPackages, startRedis } from './provision.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testDir = path.join(root, 'test');
@@ -23,6 +27,23 @@ const files = readdirSync(testDir, { recursive: true })
   .map(String)
   .filter((f) => f.endsWith('.test.ts') && f.startsWith(filter))
   .sort();
+
+const usesRedis = files.some((f) => /testRedis|startRedis/.test(readFileSync(path.join(testDir, f), 'utf8')));
+const wanted = [
+  ...(files.some((f) => f.startsWith('element/')) ? ['chromium'] : []),
+  ...(files.some((f) => f.startsWith('docs/')) ? ['curl'] : []),
+  ...(usesRedis && !process.env.TEST_REDIS_URL ? ['redis-server'] : []),
+];
+const unprovided = provisionSystemPackages(wanted);
+if (unprovided) {
+  console.error(unprovided);
+  console.log('\n0 passed, 1 failed');
+  process.exit(1);
+}
+const redis = wanted.includes('redis-server') ? await startRedis() : null;
+const testEnv = { ...process.env, FORCE_COLOR: '0', ...(redis ? { TEST_REDIS_URL: redis.url } : {}) };
+// Interrupted, the run's Redis goes with it (process.exit runs the 'exit' hook that stops it).
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
 // Files that measure time (deadlines, rate-limit windows, shutdown grace, browsers) run alone;
 // the rest run two at a time (the machines have 2 cores), which keeps CI's two full runs well
@@ -70,6 +91,7 @@ if (slowest.length > 1) {
 }
 if (troubled.length > 0) console.log(`\nfiles with failures:\n  ${troubled.join('\n  ')}`);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+await redis?.stop();
 if (process.env.CI && skipped > 0) {
   console.error(`${skipped} test(s) skipped in CI: every test must run`);
   process.exit(1);
@@ -83,7 +105,7 @@ function runFile(file) {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern, '-c', 'false'],
-      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } },
+      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: testEnv },
     );
     // Each file's output is printed in one piece when it ends, so parallel files do not interleave.
     let out = '';

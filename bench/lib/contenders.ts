@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from './corpus.js';
 import { startServer, type Server } from './proc.js';
+import { LOCAL_DNS_SERVERS } from '../../test/helpers/local-dns.js';
 
 const compiled = new Set<string>();
 
@@ -55,6 +56,9 @@ export const LINKPEEK_BENCH_ENV: Record<string, string> = {
   SAFE_BROWSING_API_KEY: '',
   REDIS_URL: '',
   LOG_LEVEL: 'info',
+  // Names (oEmbed endpoints, Safe Browsing) are asked of an empty loopback nameserver in this
+  // process, never of the system's resolvers; the world benchmark passes its own.
+  DNS_SERVERS: LOCAL_DNS_SERVERS,
 };
 
 export function linkpeek(name = 'LinkPeek', env: Record<string, string> = {}): Contender {

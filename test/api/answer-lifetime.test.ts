@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startService, type Service } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { testRedisUrl } from '../helpers/redis.js';
 
 // A stored answer expires with the extraction it was built from. The real app against a real
 // upstream that counts its hits, with CACHE_TTL_MS=1500: prefer=og at 0 s fetches the page;
@@ -12,7 +13,7 @@ import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const PAGE = '<html><head><title>Lifetime</title><meta property="og:title" content="Og"><meta name="twitter:title" content="Tw"></head><body>x</body></html>';
 const TTL_MS = 1500;
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = testRedisUrl();
 
 const at = (t0: number, ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, t0 + ms - Date.now())));
 

@@ -12,13 +12,14 @@ import type { HandedOver } from '../../src/api/hand-over.js';
 import type { RateDecision } from '../../src/store/rate-limit.js';
 import { checkedRequest, TEST_ENV, type CheckedResponse } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { testRedisUrl } from '../helpers/redis.js';
 
 // Cached hits are answered by the server's request listener before Koa builds a context
 // (src/api/fast-path.ts). The real app, its real stores (memory and Redis), a real upstream; a
 // spy at the head of Koa's own middleware list tells which requests Koa saw.
 
 const PAGE = '<html><head><title>Fast</title><meta property="og:image" content="/i.png"></head><body></body></html>';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = testRedisUrl();
 
 interface Running {
   app: App;

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
 import { startService, type Service } from '../helpers/service.js';
+import { testRedisUrl } from '../helpers/redis.js';
 
 // The rate limit through the real app, at the spec's settings (20 per 10 s, then a 10 s block):
 // the 429 and its headers, which requests count and who counts as one client. How the budget
@@ -87,7 +88,7 @@ function suiteFor(name: string, env: Record<string, string>, prepare: () => Prom
 
 suiteFor('memory store', {}).run();
 
-const REDIS_URL = 'redis://127.0.0.1:6379/7';
+const REDIS_URL = testRedisUrl(7);
 suiteFor('redis store', { REDIS_URL }, async () => {
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();

@@ -93,16 +93,23 @@ test('throwOnError: no answer at all rejects with the TypeError fetch threw', as
   assert.not.instance(thrown, LinkPeekHttpError);
 });
 
-test('a missing or relative baseUrl is refused with a message saying what to pass', async () => {
+test('a missing or relative baseUrl: createClient throws, a call resolves with the TypeError in `error` (rejects under throwOnError), saying what to pass', async () => {
   const fix = "pass the service's absolute URL: createClient({ baseUrl: 'https://linkpeek.example' }), or client.setConfig({ baseUrl })";
   assert.throws(() => createClient({} as { baseUrl: string }), (err: Error) => err instanceof TypeError && err.message === `linkpeek-client: no baseUrl: ${fix}`);
   assert.throws(() => createClient({ baseUrl: '/v1' }), (err: Error) => err.message === `linkpeek-client: baseUrl "/v1" is not an absolute http(s) URL: ${fix}`);
-  // The default client has no base URL until one is set.
-  const unset = await getMetadata({ query: { url: up.url('/page').href } }).then(
+  // The default client has no base URL until one is set: the call resolves with the TypeError in
+  // `error`, like a request that got no answer, and rejects with it under throwOnError.
+  const unset = await getMetadata({ query: { url: up.url('/page').href } });
+  assert.is(unset.data, undefined);
+  assert.is(unset.response, undefined);
+  assert.is(unset.request, undefined);
+  assert.instance(unset.error, TypeError);
+  assert.is((unset.error as TypeError).message, `linkpeek-client: no baseUrl: ${fix}`);
+  const thrown = await getMetadata({ query: { url: up.url('/page').href }, throwOnError: true }).then(
     () => 'resolved',
     (err: Error) => err.message,
   );
-  assert.is(unset, `linkpeek-client: no baseUrl: ${fix}`);
+  assert.is(thrown, `linkpeek-client: no baseUrl: ${fix}`);
   const perCall = await getMetadata({ baseUrl: svc.baseUrl, query: { url: up.url('/page').href } });
   assert.is(perCall.data?.title, 'Tide pools');
   defaultClient.setConfig({ baseUrl: svc.baseUrl });

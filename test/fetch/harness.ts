@@ -4,11 +4,15 @@
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { loadConfig, type Config } from '../../src/config.js';
+import { LOCAL_DNS_SERVERS } from '../helpers/local-dns.js';
 import { TEST_CA_FILE } from '../helpers/upstream.js';
 
-/** Config for tests: trusts the test certificate; `env` overrides (e.g. ALLOW_PRIVATE_NETWORKS). */
+/**
+ * Config for tests: trusts the test certificate, resolves names through the empty loopback
+ * nameserver; `env` overrides (e.g. ALLOW_PRIVATE_NETWORKS).
+ */
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ ALLOW_PRIVATE_NETWORKS: 'true', UPSTREAM_CA_FILE: TEST_CA_FILE, LOG_LEVEL: 'silent', ...env });
+  return loadConfig({ ALLOW_PRIVATE_NETWORKS: 'true', UPSTREAM_CA_FILE: TEST_CA_FILE, LOG_LEVEL: 'silent', DNS_SERVERS: LOCAL_DNS_SERVERS, ...env });
 }
 
 /** A resolver that maps the given names to 127.0.0.1 and fails every other name with ENOTFOUND. */

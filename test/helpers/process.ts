@@ -4,6 +4,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { LOCAL_DNS_SERVERS } from './local-dns.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -30,7 +31,7 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
       : [process.execPath, entry === 'source' ? ['--import', 'tsx', 'src/main.ts'] : [COMPILED_MAIN]];
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ALLOW_PRIVATE_NETWORKS: 'true', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: LOCAL_DNS_SERVERS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Array<Record<string, unknown>> = [];

@@ -9,9 +9,13 @@ import { createApp, type App, type AppDeps } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createServer } from '../../src/server.js';
 import { assertContract } from './contract.js';
+import { LOCAL_DNS_SERVERS } from './local-dns.js';
 
-/** Defaults for tests: quiet logs, loopback upstreams allowed (the upstreams are test servers). */
-export const TEST_ENV: Record<string, string> = { LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true' };
+/**
+ * Defaults for tests: quiet logs, loopback upstreams allowed (the upstreams are test servers), and
+ * names resolved by an empty loopback nameserver, never the system's resolvers.
+ */
+export const TEST_ENV: Record<string, string> = { LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: LOCAL_DNS_SERVERS };
 
 export interface CheckedResponse {
   status: number;

@@ -5,6 +5,7 @@ import { loopbackLookup } from '../fetch/harness.js';
 import type { Enricher } from '../../src/metadata/service.js';
 import { startService, type Service } from '../helpers/service.js';
 import { TEST_CA_FILE, respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { testRedisUrl } from '../helpers/redis.js';
 
 // GET /v1/metadata end to end: the real app, the real fetcher, real
 // upstream servers on loopback; every response checked against openapi.yaml by the helper.
@@ -242,7 +243,7 @@ protocols('a certificate that is not trusted is a 422, never an insecure success
 });
 protocols.run();
 
-const REDIS_URL = 'redis://127.0.0.1:6379/8';
+const REDIS_URL = testRedisUrl(8);
 const shared = suite('GET /v1/metadata cache on Redis');
 shared('two instances on one Redis share extractions: the second answers without fetching', async () => {
   const redis = new Redis(REDIS_URL);

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { extractionKey } from '../../src/metadata/service.js';
 import { startService, type Service } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { testRedisUrl } from '../helpers/redis.js';
 
 // The extraction cache is keyed without the URL's fragment, so whatever an answer holds must not
 // depend on it: one user's `#access_token=…` must never reach another user's answer, whether that
@@ -79,7 +80,7 @@ leak('a response that is not HTML: #access_token=… is not served to later requ
 });
 
 leak('with Redis: the shared extraction holds no fragment, and a second instance serves none', async ({ up }) => {
-  const REDIS_URL = 'redis://127.0.0.1:6379/9';
+  const REDIS_URL = testRedisUrl(9);
   const env = { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', REDIS_URL };
   const page = up.url('/plain?redis').href;
   const redis = new Redis(REDIS_URL);

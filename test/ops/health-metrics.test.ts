@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startService } from '../helpers/service.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
+import { testRedisUrl } from '../helpers/redis.js';
 
 test('/healthz says ok with no Redis configured, and is never cached', async () => {
   const svc = await startService();
@@ -31,7 +32,7 @@ test('/healthz says degraded while Redis is unreachable, and the service still a
 });
 
 test('/healthz says ok when Redis answers', async () => {
-  const svc = await startService({ REDIS_URL: 'redis://127.0.0.1:6379/9' });
+  const svc = await startService({ REDIS_URL: testRedisUrl(9) });
   try {
     const res = await svc.request('/healthz');
     assert.equal([res.json.status, res.json.redis], ['ok', 'ok']);

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { checkedRequest } from '../helpers/service.js';
 import { startProcess, type ServiceProcess } from '../helpers/process.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { testRedisUrl } from '../helpers/redis.js';
 
 // Instances as production runs them (src/main.ts in its own process), sharing Redis.
 
@@ -14,7 +15,7 @@ const q = (up: Upstream, path: string) => `/v1/metadata?${new URLSearchParams({ 
 
 const shared = suite('two instances on one Redis');
 shared('share one cache (one upstream fetch, even for concurrent requests) and one rate-limit budget', async () => {
-  const REDIS_URL = 'redis://127.0.0.1:6379/10';
+  const REDIS_URL = testRedisUrl(10);
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
   redis.disconnect();

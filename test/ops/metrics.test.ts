@@ -12,6 +12,7 @@ import { endless, respond, startUpstream } from '../helpers/upstream.js';
 import { png } from '../proxy/images.js';
 import { rawGet } from '../proxy/harness.js';
 import { sleep } from '../fetch/harness.js';
+import { testRedisUrl } from '../helpers/redis.js';
 
 // Metrics that tell the truth: every cache hit counted (the fast path's too), the default process
 // and Node metrics under their standard names, /metrics on its own listener with METRICS_PORT;
@@ -83,7 +84,7 @@ test('METRICS_PORT and REDIS_KEY_PREFIX are checked when the service starts', ()
 test('REDIS_KEY_PREFIX puts every key of a deployment under its prefix', async () => {
   const up = await startUpstream({ routes: { '/p': respond(200, '<title>x</title>', html) } });
   const prefix = `deploy-${process.pid}-${Date.now()}:`;
-  const url = 'redis://127.0.0.1:6379/12';
+  const url = testRedisUrl(12);
   const svc = await startService({ REDIS_URL: url, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_MAX: '5', PROBE_IMAGES: 'false' });
   const redis = new Redis(url);
   try {

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { startFreezingProxy } from '../helpers/freezing-proxy.js';
 import { startService } from '../helpers/service.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
+import { testRedisAddress } from '../helpers/redis.js';
 
 // The whole service while Redis stops answering (accepts TCP, never replies): every data endpoint
 // keeps answering from the memory stores, each request waits at most one Redis deadline, and
@@ -15,7 +16,7 @@ const DEADLINE_MS = 200;
 const BOUND_MS = 2000;
 
 test('answers 200 while a frozen proxy holds Redis (fast-path hit, extraction-cache hit, uncached page), /healthz degraded, then ok again', async () => {
-  const proxy = await startFreezingProxy({ host: '127.0.0.1', port: 6379 });
+  const proxy = await startFreezingProxy(testRedisAddress());
   const up = await startUpstream({ routes: { '*': respond(200, '<title>Up</title>', html) } });
   const svc = await startService({
     REDIS_URL: proxy.url(9),
@@ -75,7 +76,7 @@ test('answers 200 while a frozen proxy holds Redis (fast-path hit, extraction-ca
 });
 
 test('/healthz says degraded within seconds when Redis goes silent and no request touches it', async () => {
-  const proxy = await startFreezingProxy({ host: '127.0.0.1', port: 6379 });
+  const proxy = await startFreezingProxy(testRedisAddress());
   const svc = await startService({ REDIS_URL: proxy.url(9), REDIS_TIMEOUT_MS: String(DEADLINE_MS) });
   try {
     assert.is((await svc.request('/healthz')).json.status, 'ok');

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
 import { MemoryRateLimitStore, type RateDecision, type RateLimitOptions, type RateLimitStore } from '../../src/store/rate-limit.js';
 import { RedisRateLimitStore } from '../../src/store/rate-limit-redis.js';
+import { testRedisUrl } from '../helpers/redis.js';
 
 // One suite, run against the memory store and the real Redis store, both reading a clock the
 // test drives: no test sleeps through a window. The settings are the spec's (20 per 10 s, then a
@@ -10,7 +11,7 @@ import { RedisRateLimitStore } from '../../src/store/rate-limit-redis.js';
 
 const T0 = 1_800_000_000_000; // epoch ms, a whole second
 const SPEC = { max: 20, windowMs: 10_000, blockMs: 10_000 };
-const REDIS_URL = 'redis://127.0.0.1:6379/13';
+const REDIS_URL = testRedisUrl(13);
 
 interface Ctx {
   at(ms: number): void;

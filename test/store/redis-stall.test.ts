@@ -6,6 +6,7 @@ import { Failover } from '../../src/store/failover.js';
 import { connectRedis } from '../../src/store/redis.js';
 import { FallbackExtractionStore, MemoryExtractionStore, RedisExtractionStore, type Extraction } from '../../src/cache/extraction-store.js';
 import { startFreezingProxy, type FreezingProxy } from '../helpers/freezing-proxy.js';
+import { testRedisAddress } from '../helpers/redis.js';
 
 // A Redis that accepts connections and never answers (here: a proxy in front of the real Redis
 // that holds every byte) trips the same failover as one that refuses connections, within the
@@ -22,7 +23,7 @@ interface Ctx {
 }
 const stall = suite<Ctx>('a Redis that stops answering');
 stall.before.each(async (ctx) => {
-  ctx.proxy = await startFreezingProxy({ host: '127.0.0.1', port: 6379 });
+  ctx.proxy = await startFreezingProxy(testRedisAddress());
   ctx.redis = await connectRedis(ctx.proxy.url(9), pino({ level: 'silent' }), DEADLINE_MS);
 });
 stall.after.each(async (ctx) => {

@@ -14,6 +14,9 @@
 //   dns.server                       → '127.0.0.1:PORT' (the DNS_SERVERS value)
 //   dns.queries('site.test', 'A')    → queries seen for that name and type
 //   await dns.close()
+//
+// startWorldDns({ port: 5300 }) listens on a chosen port (`npm run dns:local`); { unref: true } lets
+// the process exit while it listens (the tests' default nameserver, test/helpers/local-dns.ts).
 
 import dgram from 'node:dgram';
 import net from 'node:net';
@@ -53,7 +56,14 @@ export interface WorldDns {
 /** A recursive resolver gives up on a chain this long (and on a loop), as real ones do. */
 const MAX_CNAME_CHAIN = 16;
 
-export async function startWorldDns(): Promise<WorldDns> {
+export interface WorldDnsOptions {
+  /** UDP and TCP port on 127.0.0.1 (default 0: a free one). */
+  port?: number;
+  /** Do not keep the process alive for the nameserver's sake. */
+  unref?: boolean;
+}
+
+export async function startWorldDns(options: WorldDnsOptions = {}): Promise<WorldDns> {
   const rules = new Map<string, NameRule>();
   const counts = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
@@ -149,6 +159,7 @@ export async function startWorldDns(): Promise<WorldDns> {
   const sockets = new Set<net.Socket>();
   const tcp = net.createServer((socket) => {
     sockets.add(socket);
+    if (options.unref) socket.unref();
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
     let buffered = Buffer.alloc(0);
@@ -163,7 +174,11 @@ export async function startWorldDns(): Promise<WorldDns> {
       }
     });
   });
-  const { udp, port } = await listenOnOnePort(tcp, onDatagram);
+  const { udp, port } = await listenOnOnePort(tcp, onDatagram, options.port ?? 0);
+  if (options.unref) {
+    udp.unref();
+    tcp.unref();
+  }
 
   return {
     server: `127.0.0.1:${port}`,
@@ -190,11 +205,19 @@ const TRUNCATED = 1 << 9;
 async function listenOnOnePort(
   tcp: net.Server,
   onDatagram: (udp: dgram.Socket, msg: Buffer, from: dgram.RemoteInfo) => void,
+  chosenPort: number,
 ): Promise<{ udp: dgram.Socket; port: number }> {
   for (let attempt = 1; ; attempt++) {
     const udp = dgram.createSocket('udp4');
     udp.on('message', (msg, from) => onDatagram(udp, msg, from));
-    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    const bound = await new Promise<Error | null>((resolve) => {
+      udp.once('error', resolve);
+      udp.bind(chosenPort, '127.0.0.1', () => {
+        udp.off('error', resolve);
+        resolve(null);
+      });
+    });
+    if (bound) throw bound; // a chosen port that is taken
     const port = udp.address().port;
     const failed = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
       tcp.once('error', resolve);
@@ -205,7 +228,7 @@ async function listenOnOnePort(
     });
     if (failed === null) return { udp, port };
     await new Promise<void>((resolve) => udp.close(() => resolve()));
-    if (failed.code !== 'EADDRINUSE' || attempt === 20) throw failed;
+    if (failed.code !== 'EADDRINUSE' || attempt === 20 || chosenPort !== 0) throw failed;
   }
 }
 
