@@ -69,7 +69,7 @@ test('shares shrink as clients join: max(1, floor(slots / (clients + 1))), withi
   for (let i = 1; i <= 3; i++) w.ask(`d${i}`, 'D');
   await settle();
   assert.ok(w.granted.includes('d1'), 'the newcomer is served at once');
-  assert.ok(w.granted.includes('d2') && !w.granted.includes('d3'), five compete: floor(12 / 6) = 2 for the others, one for E now');
+  assert.ok(w.granted.includes('d2') && !w.granted.includes('d3'), 'four compete: floor(12 / 5) = 2 for the newcomer');
 });
 
 test('8 clients with dripping pages cannot take every slot from a ninth', async () => {
