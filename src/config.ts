@@ -43,6 +43,10 @@ export interface Config {
   /** Fair shares of those slots: per client IP (IPv6: per /64) and per destination; 0 disables. */
   maxFetchesPerClient: number;
   maxFetchesPerHost: number;
+  /** Name lookups in flight, waiting, and one client's upper bound (fetch/lookups.ts). */
+  maxConcurrentLookups: number;
+  lookupQueueMax: number;
+  maxLookupsPerClient: number;
   /** Extra PEM CA certificate(s) trusted for upstream TLS, beside the system roots. */
   upstreamCaFile: string | null;
   /** Deadline of one DNS lookup (A and AAAA together), below the connect deadline by default. */
@@ -107,6 +111,12 @@ export function loadConfig(env: Env = {}): Config {
     // four slow destinations, to fill the instance; one client's burst of previews still runs 8 at once.
     maxFetchesPerClient: read.int('MAX_FETCHES_PER_CLIENT', 8, { min: 0 }),
     maxFetchesPerHost: read.int('MAX_FETCHES_PER_HOST', 16, { min: 0 }),
+    // A lookup costs one UDP query and no socket of its own: 512 stays within the resolver's
+    // 1,000 distinct names pending (DNS_CACHE.maxPending), prefetches included. Four per client:
+    // a page's host and its image, icon and oEmbed hosts.
+    maxConcurrentLookups: read.int('MAX_CONCURRENT_LOOKUPS', 512, { min: 1, max: 1000 }),
+    lookupQueueMax: read.int('LOOKUP_QUEUE_MAX', 1024, { min: 0 }),
+    maxLookupsPerClient: read.int('MAX_LOOKUPS_PER_CLIENT', 4, { min: 0 }),
     upstreamCaFile: read.stringOrNull('UPSTREAM_CA_FILE'),
     dnsTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS and ENRICH_BUDGET_MS
     dnsServers: read.nameserversOrNull('DNS_SERVERS'),

@@ -162,6 +162,14 @@ export class FairScheduler {
     });
   }
 
+  /** A slot for `charge` if one can be granted at once, else null: for work worth doing only now. */
+  tryAcquire(charge: Charge): Release | null {
+    const client = this.queues.join(charge.client ?? SERVICE);
+    if (this.active < this.opts.maxActive && this.allowed(client, charge.host)) return this.take(client, charge.host, null);
+    this.queues.forgetIfIdle(client);
+    return null;
+  }
+
   /** The most slots `client` may hold now: its share of the instance, within the per-client bound. */
   private capOf(client: ClientState): number {
     const competing = this.queues.clients.size;
