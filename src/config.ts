@@ -105,10 +105,14 @@ export function loadConfig(env: Env = {}): Config {
     maxPageBytes: read.int('MAX_PAGE_BYTES', 2 * 1024 * 1024, { min: 1024 }),
     maxImageBytes: read.int('MAX_IMAGE_BYTES', 8 * 1024 * 1024, { min: 1024 }),
     userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
-    maxConcurrentFetches: read.int('MAX_CONCURRENT_FETCHES', 64, { min: 1 }),
-    fetchQueueMax: read.int('FETCH_QUEUE_MAX', 256, { min: 0 }),
-    // An eighth and a quarter of the default 64 slots: it takes eight clients with slow pages, or
-    // four slow destinations, to fill the instance; one client's burst of previews still runs 8 at once.
+    // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
+    // descriptors (the client's connection and the upstream's), a waiting one a descriptor; the
+    // event loop of two cores gives out first, past 4,000 held. Half of that, for slots and
+    // queue alike: 6,144 of the 20,000 descriptors a process gets here, about 200 MB.
+    maxConcurrentFetches: read.int('MAX_CONCURRENT_FETCHES', 2048, { min: 1 }),
+    fetchQueueMax: read.int('FETCH_QUEUE_MAX', 2048, { min: 0 }),
+    // An upper bound on a client's fair share (fetch/fair-scheduler.ts): one client's burst of
+    // previews runs 8 at once while few clients compete; the share shrinks below it past 255.
     maxFetchesPerClient: read.int('MAX_FETCHES_PER_CLIENT', 8, { min: 0 }),
     maxFetchesPerHost: read.int('MAX_FETCHES_PER_HOST', 16, { min: 0 }),
     // A lookup costs one UDP query and no socket of its own: 512 stays within the resolver's
