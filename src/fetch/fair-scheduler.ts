@@ -17,17 +17,15 @@
 //   release. A client with nothing in flight may always take one, however costly lately.
 // - Each destination holds at most its own cap, a second net: wildcard DNS gives an attacker any
 //   number of registrable domains, so the per-client share is what bounds an attacker.
-// - Queues are bounded: a client's own (OWN_QUEUE_FACTOR × its cap), a destination's, the
-//   instance's. When a shared one is full, the newest waiter of the client using most is refused
-//   to make room for a lighter one (fq_codel drops from the fattest flow); the asker is refused
-//   only when nobody queued uses more than it would: attackers are refused their own excess.
+// - Queues are bounded, and a full one refuses the client using most (queue-admission.ts).
 
 import { Overloaded } from '../errors.js';
 import { ClientCosts } from './client-cost.js';
 import { ClientQueues, type Charge, type ClientState, type Release, type Waiter } from './client-queues.js';
+import { admissionRefusal } from './queue-admission.js';
+import { WaitWindow, type WaitStats } from './wait-window.js';
 
 export type { Charge, Release };
-import { WaitWindow, type WaitStats } from './wait-window.js';
 
 export interface FairSchedulerOptions {
   /** Slots of the instance. */
@@ -46,8 +44,6 @@ export interface FairSchedulerOptions {
   costs?: ClientCosts;
 }
 
-/** A client's (or destination's) own queue holds this many times its cap. */
-const OWN_QUEUE_FACTOR = 4;
 /** `saturated` holds this long after the last moment a waiter its caps allow found no free slot. */
 const SATURATION_HOLD_MS = 5000;
 /** The key of the service's own work. Client keys are addresses or prefixes, never empty. */
@@ -131,7 +127,8 @@ export class FairScheduler {
 
     const withinShare = this.withinShare(client);
     if (withinShare && this.hostAllows(host)) this.lastSaturatedAt = this.now();
-    const refusal = this.admit(client, host);
+    const weight = (c: ClientState) => c.held + c.waiting.length + this.costs.slots(c.key);
+    const refusal = admissionRefusal(this.queues, client, host, this.opts, weight, client.key !== SERVICE);
     if (refusal !== null) {
       this.queues.forgetIfIdle(client);
       return Promise.reject(new Overloaded(refusal));
@@ -190,26 +187,6 @@ export class FairScheduler {
   /** Everything but a free slot allows `client` one more slot for `host`. */
   private allowed(client: ClientState, host: string): boolean {
     return this.hostAllows(host) && this.withinShare(client);
-  }
-
-  /** Why the queues refuse `client` one more waiter for `host`, or null (maybe after refusing a heavier client's). */
-  private admit(client: ClientState, host: string): string | null {
-    const { perClient, perHost, maxQueued, unit } = this.opts;
-    const units = unit === 'fetch' ? 'fetches' : 'lookups';
-    if (client.key !== SERVICE && perClient > 0 && client.waiting.length >= OWN_QUEUE_FACTOR * perClient) {
-      return `the client has its full share of ${units} in flight and queued`;
-    }
-    if (perHost > 0 && this.queues.waitingFor(host) >= OWN_QUEUE_FACTOR * perHost && !this.pushOut(client, host)) {
-      return `the destination has its full share of ${units} in flight and queued`;
-    }
-    if (this.queues.waitingCount >= maxQueued && !this.pushOut(client, null)) return `every ${unit} slot taken and the queue full`;
-    return null;
-  }
-
-  /** Refuses a waiter of a client using more than `asker` would with one more (fq_codel's fattest flow). */
-  private pushOut(asker: ClientState, host: string | null): boolean {
-    const weight = (c: ClientState) => c.held + c.waiting.length + this.costs.slots(c.key);
-    return this.queues.refuseHeaviest(asker, host, weight, () => new Overloaded(`a client using less needed the ${this.opts.unit} queue`));
   }
 
   /** Grants a slot; `waiter` is the queue entry it waited as (null: granted at once). */
