@@ -97,10 +97,13 @@ class Flight {
   join(): Joined {
     this.members++;
     let left = false;
-    const ready = this.opened.then((image) => {
+    const subscribe = (image: OpenedImage) => {
       if (left) throw new FetchFailed('the client went away', { pageFailure: false });
       return { image, body: this.subscribe() };
-    });
+    };
+    // Once the image is open, a newcomer's stream exists at once, so that no chunk pulled from
+    // here on can miss it; before, every member's stream is made as the image opens, before any pull.
+    const ready = this.image !== null ? Promise.resolve(subscribe(this.image)) : this.opened.then(subscribe);
     return {
       ready,
       leave: () => {
