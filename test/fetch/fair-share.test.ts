@@ -148,6 +148,23 @@ fair('a full instance queue refuses the newest waiter of the client using most, 
   }
 });
 
+fair('8 clients with dripping pages on random domains cannot take every slot from a ninth (64 slots, the old default)', async ({ up }) => {
+  const names = Array.from({ length: 8 * 30 }, (_, i) => `drip${i}.attacker${i % 8}.test`);
+  const lookup = loopbackLookup([...names, 'fine.test']);
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '64', FETCH_TIMEOUT_MS: '1500' }), { lookup });
+  try {
+    const attacks = names.map((name, i) => rejection(safeFetch(up.url('/hold', name), { maxBytes: 1024, client: `10.8.0.${i % 8}` })));
+    assert.ok(limiter.inFlight < 64, `${limiter.inFlight} of 64 slots taken`);
+    for (let c = 0; c < 8; c++) assert.ok(limiter.heldBy(`10.8.0.${c}`) <= 8);
+    const fine = await safeFetch(up.url('/quick', 'fine.test'), { maxBytes: 1024, client: '10.8.1.1' });
+    assert.is((await readAll(fine.body)).toString(), 'quick');
+    assert.is(fine.status, 200);
+    await Promise.all(attacks);
+  } finally {
+    await close();
+  }
+});
+
 fair('IPv6 clients are one client per /64', async ({ up }) => {
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }));
   try {
