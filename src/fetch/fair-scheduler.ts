@@ -209,6 +209,7 @@ export class FairScheduler {
 
   /** Grants free slots, each to the next waiter by the order above. */
   private pump(): void {
+    if (this.queues.waitingCount === 0) return; // the usual case: nobody waits, nothing to choose
     for (;;) {
       const next = this.next();
       if (next === null) return;
