@@ -156,6 +156,7 @@ export class FairScheduler {
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.queues.enqueue(waiter);
+      this.pump(); // a client pushed out of the queue may have left the competition: shares widen
     });
   }
 
