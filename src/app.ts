@@ -123,11 +123,12 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       onCache: (outcome) => metrics.cache.inc({ outcome }),
       embedStandsIn: embeds.standsIn,
       onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
-      // A failed prefetch is remembered by the resolver; the probe reports it, not this. Not when
-      // a test resolves names with its own lookup (the resolver would ask the system's nameservers).
+      // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
+      // Not when a test resolves names with its own lookup (no lookups: the resolver would ask
+      // the system's nameservers).
       prefetchHost:
-        config.probeImages && deps.prefetchImageHosts !== false && !deps.fetch?.lookup
-          ? (host) => void resolver.resolve(host).catch(() => {})
+        config.probeImages && deps.prefetchImageHosts !== false && fetcher.lookups !== null
+          ? (host, client) => fetcher.lookups?.prefetch(host, client)
           : undefined,
     });
 

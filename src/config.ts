@@ -43,6 +43,10 @@ export interface Config {
   /** Fair shares of those slots: per client IP (IPv6: per /64) and per destination; 0 disables. */
   maxFetchesPerClient: number;
   maxFetchesPerHost: number;
+  /** Name lookups in flight, waiting, and one client's upper bound (fetch/lookups.ts). */
+  maxConcurrentLookups: number;
+  lookupQueueMax: number;
+  maxLookupsPerClient: number;
   /** Extra PEM CA certificate(s) trusted for upstream TLS, beside the system roots. */
   upstreamCaFile: string | null;
   /** Deadline of one DNS lookup (A and AAAA together), below the connect deadline by default. */
@@ -101,12 +105,22 @@ export function loadConfig(env: Env = {}): Config {
     maxPageBytes: read.int('MAX_PAGE_BYTES', 2 * 1024 * 1024, { min: 1024 }),
     maxImageBytes: read.int('MAX_IMAGE_BYTES', 8 * 1024 * 1024, { min: 1024 }),
     userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
-    maxConcurrentFetches: read.int('MAX_CONCURRENT_FETCHES', 64, { min: 1 }),
-    fetchQueueMax: read.int('FETCH_QUEUE_MAX', 256, { min: 0 }),
-    // An eighth and a quarter of the default 64 slots: it takes eight clients with slow pages, or
-    // four slow destinations, to fill the instance; one client's burst of previews still runs 8 at once.
+    // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
+    // descriptors (the client's connection and the upstream's), a waiting one a descriptor; the
+    // event loop of two cores gives out first, past 4,000 held. Half of that, for slots and
+    // queue alike: 6,144 of the 20,000 descriptors a process gets here, about 200 MB.
+    maxConcurrentFetches: read.int('MAX_CONCURRENT_FETCHES', 2048, { min: 1 }),
+    fetchQueueMax: read.int('FETCH_QUEUE_MAX', 2048, { min: 0 }),
+    // An upper bound on a client's fair share (fetch/fair-scheduler.ts): one client's burst of
+    // previews runs 8 at once while few clients compete; the share shrinks below it past 255.
     maxFetchesPerClient: read.int('MAX_FETCHES_PER_CLIENT', 8, { min: 0 }),
     maxFetchesPerHost: read.int('MAX_FETCHES_PER_HOST', 16, { min: 0 }),
+    // A lookup costs one UDP query and no socket of its own: 512 stays within the resolver's
+    // 1,000 distinct names pending (DNS_CACHE.maxPending), prefetches included. Four per client:
+    // a page's host and its image, icon and oEmbed hosts.
+    maxConcurrentLookups: read.int('MAX_CONCURRENT_LOOKUPS', 512, { min: 1, max: 1000 }),
+    lookupQueueMax: read.int('LOOKUP_QUEUE_MAX', 1024, { min: 0 }),
+    maxLookupsPerClient: read.int('MAX_LOOKUPS_PER_CLIENT', 4, { min: 0 }),
     upstreamCaFile: read.stringOrNull('UPSTREAM_CA_FILE'),
     dnsTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS and ENRICH_BUDGET_MS
     dnsServers: read.nameserversOrNull('DNS_SERVERS'),

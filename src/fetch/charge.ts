@@ -25,5 +25,10 @@ const keyOfHost = memoized((hostname) => {
 
 /** The charge of a fetch of `url` on behalf of the client at `ip` (none: the service's own). */
 export function chargeOf(url: URL, ip: string | undefined): FetchCharge {
-  return { client: ip === undefined ? null : clientKey(ip), host: hostKey(url) };
+  return { client: chargedClient(ip), host: hostKey(url) };
+}
+
+/** The key work for the client at `ip` is charged to; null for the service's own. */
+export function chargedClient(ip: string | undefined): string | null {
+  return ip === undefined ? null : clientKey(ip);
 }

@@ -10,12 +10,13 @@ import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import type { Config } from '../config.js';
 import { FetchFailed } from '../errors.js';
-import { chargeOf } from './charge.js';
+import { chargedClient, chargeOf } from './charge.js';
 import { createGuardedConnector } from './connector.js';
 import { failures } from './fetch-failure.js';
 import { findBlocked, toFetchError } from './failure.js';
 import { FetchLifetime } from './lifetime.js';
 import { FetchLimiter } from './limiter.js';
+import { NameLookups } from './lookups.js';
 import { CALLER_HEADERS, REDIRECT_STATUSES, requestHeaders } from './policy.js';
 import { DnsResolver } from './resolver.js';
 import { readable, type UndiciResponse } from './response-body.js';
@@ -47,6 +48,14 @@ export interface SafeFetchService {
   safeFetch: SafeFetch;
   /** The caps on upstream fetches: per instance, client and destination (for metrics and /healthz). */
   limiter: FetchLimiter;
+  /** Name lookups and their fair shares (null when a test's own lookup replaces the resolver). */
+  lookups: NameLookups | null;
+  /**
+   * Charges `cpuMs` of CPU (a page's head scan) to the client at IP `client` (absent: the
+   * service's own): while recent, its shares of fetches and lookups shrink and it is served after
+   * cheaper clients (client-cost.ts).
+   */
+  chargeCpu(client: string | undefined, cpuMs: number): void;
   /** The resolver every upstream name goes through (for metrics, /healthz and prefetching). */
   resolver: DnsResolver;
   /**
@@ -79,6 +88,15 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
     perClient: config.maxFetchesPerClient,
     perHost: config.maxFetchesPerHost,
   });
+  // One cost ledger for both: a client's costly pages shrink its lookups too.
+  const lookups = deps.lookup
+    ? null
+    : new NameLookups(resolver, {
+        maxActive: config.maxConcurrentLookups,
+        maxQueued: config.lookupQueueMax,
+        perClient: config.maxLookupsPerClient,
+        costs: limiter.costs,
+      });
   const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks, isPublic: deps.isPublicAddress };
 
   async function safeFetch(url: URL, options: SafeFetchOptions): Promise<SafeFetchResponse> {
@@ -86,8 +104,10 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
     const lifetime = new FetchLifetime(config.fetchTimeoutMs, options.signal);
     const timings = new FetchTimings();
     try {
+      // A name already answered goes straight on: no extra turn of the event loop.
+      if (needsLookup(url)) await lookUp(url, options.client, lifetime, timings);
       lifetime.hold(await limiter.acquire(lifetime.signal, chargeOf(url, options.client)));
-      const { finalUrl, response } = await followRedirects(url, headers, lifetime, timings);
+      const { finalUrl, response } = await followRedirects(url, headers, lifetime, timings, options.client);
       return readable(finalUrl, response, options.maxBytes, lifetime, timings);
     } catch (err) {
       lifetime.end(err instanceof Error ? err : undefined);
@@ -100,12 +120,28 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
     }
   }
 
-  /** GETs `start`, following at most config.maxRedirects redirects, each hop checked like the first. */
+  function needsLookup(url: URL): boolean {
+    return lookups !== null && !resolver.answersAtOnce(url.hostname);
+  }
+
+  /** Resolves the host of `url` outside any fetch slot, within the client's share of lookups. */
+  async function lookUp(url: URL, client: string | undefined, lifetime: FetchLifetime, timings: FetchTimings): Promise<void> {
+    const ms = await lookups?.resolve(url.hostname, chargedClient(client), lifetime.signal);
+    if (ms != null) timings.add({ dnsMs: ms, connectMs: null });
+  }
+
+  /**
+   * GETs `start`, following at most config.maxRedirects redirects, each hop checked like the first.
+   * A hop to another destination gives its slot back, resolves the new name outside it, and asks
+   * again, charged to the new destination: no lookup holds a slot, and each destination's cap
+   * counts where connections really go.
+   */
   async function followRedirects(
     start: URL,
     headers: Record<string, string>,
     lifetime: FetchLifetime,
     timings: FetchTimings,
+    client: string | undefined,
   ): Promise<{ finalUrl: URL; response: UndiciResponse }> {
     const visited = new Set<string>();
     let url = start;
@@ -130,6 +166,12 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       if (!next) throw new FetchFailed(`${response.statusCode} with an invalid Location`, { failure: failures.badRedirect() });
       if (visited.has(withoutHash(next))) throw new FetchFailed(`redirect loop at ${next.href}`, { failure: failures.redirectLoop() });
       if (hop + 1 > config.maxRedirects) throw new FetchFailed(`more than ${config.maxRedirects} redirects`, { failure: failures.tooManyRedirects(config.maxRedirects) });
+      const charge = chargeOf(next, client);
+      if (charge.host !== chargeOf(url, client).host && targetProblem(next, targetOptions) === null) {
+        lifetime.letGo();
+        if (needsLookup(next)) await lookUp(next, client, lifetime, timings);
+        lifetime.hold(await limiter.acquire(lifetime.signal, charge));
+      }
       url = next;
     }
   }
@@ -137,7 +179,12 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
   return {
     safeFetch,
     limiter,
+    lookups,
     resolver,
+    chargeCpu: (client, cpuMs) => {
+      const key = chargedClient(client);
+      if (key !== null) limiter.chargeCpu(key, cpuMs);
+    },
     async close() {
       await agent.close();
       if (!deps.resolver) resolver.close();

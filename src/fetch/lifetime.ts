@@ -42,9 +42,16 @@ export class FetchLifetime {
   /** Hands over the limiter slot; released at end(). */
   hold(release: Release): void {
     this.holdsSlot = true;
-    this.waitedForSlot = release.queued === true;
+    this.waitedForSlot ||= release.queued === true;
     if (this.ended) release();
     else this.release = release;
+  }
+
+  /** Frees the slot before the fetch ends (a redirect hop to another destination asks anew). */
+  letGo(): void {
+    this.holdsSlot = false;
+    this.release?.();
+    this.release = null;
   }
 
   /**

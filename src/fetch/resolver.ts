@@ -84,6 +84,15 @@ export class DnsResolver {
     return this.cache.size;
   }
 
+  /**
+   * True when resolve() would answer `hostname` at once, without a query: an IP literal,
+   * localhost, or a name whose answer (or failure) is cached. A peek: the cache's order is kept.
+   */
+  answersAtOnce(hostname: string): boolean {
+    const name = hostname.toLowerCase().replace(/\.$/, '');
+    return ipLiteral(name) !== null || isLocalhost(name) || this.cache.has(name);
+  }
+
   /** The addresses of `hostname` (IPv4 first), or a DnsError. */
   resolve(hostname: string): Promise<LookupAddress[]> {
     const name = hostname.toLowerCase().replace(/\.$/, '');
@@ -91,7 +100,7 @@ export class DnsResolver {
     if (literal !== null) return Promise.resolve([{ address: literal, family: literal.includes(':') ? 6 : 4 }]);
     // RFC 6761 6.3: localhost is this machine whatever a nameserver says (the guard refuses it
     // unless private networks are allowed); c-ares does not read /etc/hosts.
-    if (LOCALHOST_NAMES.includes(name) || name.endsWith(LOCALHOST_SUFFIX)) {
+    if (isLocalhost(name)) {
       return Promise.resolve([{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
     }
     if (!isValidName(name)) return Promise.reject(dnsError('EBADNAME', hostname));
@@ -203,6 +212,10 @@ function settle(p: Promise<Array<{ address: string; ttl: number }>>): Promise<Se
     (records) => ({ records }),
     (error: DnsError) => ({ error }),
   );
+}
+
+function isLocalhost(name: string): boolean {
+  return LOCALHOST_NAMES.includes(name) || name.endsWith(LOCALHOST_SUFFIX);
 }
 
 function dnsError(code: string, hostname: string): DnsError {

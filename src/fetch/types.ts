@@ -10,9 +10,9 @@ export interface SafeFetchOptions {
   /** Aborts the whole fetch (client gone, enrichment budget over). */
   signal?: AbortSignal;
   /**
-   * The IP address of the client this fetch is done for, whose fair share of fetch slots it uses
-   * (limiter.ts); absent for the service's own fetches. A fetch shared by several clients is
-   * charged to the one that started it.
+   * The IP address of the client this fetch is done for, whose fair shares of name lookups and
+   * fetch slots it uses (lookups.ts, limiter.ts); absent for the service's own fetches. A fetch
+   * shared by several clients is charged to the one that started it.
    */
   client?: string;
 }

@@ -49,9 +49,10 @@ export interface MetadataServiceDeps {
   onEnricherError?: (err: unknown) => void;
   /**
    * Told the host of each image and icon URL as the scanner reaches it, before the head ends, so
-   * its lookup runs while the rest of the head downloads (the probes find it answered).
+   * its lookup runs while the rest of the head downloads (the probes find it answered); charged
+   * to `client`, the IP of the client whose request started the extraction.
    */
-  prefetchHost?: (hostname: string) => void;
+  prefetchHost?: (hostname: string, client: string | undefined) => void;
   /**
    * Whether a page that failed this way may still be answered from its oEmbed provider
    * (docs/ARCHITECTURE.md "oEmbed"): then it is enriched as a page with nothing to read, and
@@ -172,7 +173,7 @@ async function fetchAndExtract(
 
     if (isHtml(contentType)) {
       // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.
-      const scan = await scanHead(res.body, { contentType, retainChunks: true, onImageUrl: prefetchHost && hostsOf(finalUrl, prefetchHost) });
+      const scan = await scanHead(res.body, { contentType, retainChunks: true, onImageUrl: prefetchHost && hostsOf(finalUrl, (host) => prefetchHost(host, client)) });
       timing?.step('scan', performance.now() - scanning);
       if (scan.bytesConsumed === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });
       refuseWalls(target, { ...answer, tags: scan.tags });

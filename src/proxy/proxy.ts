@@ -2,12 +2,13 @@
 // guard, deadline, redirect policy and concurrency cap as every upstream fetch), decide from the
 // label and the first bytes before any header leaves, then stream without buffering the image.
 //
+// Concurrent requests for one image share one upstream fetch (image-flight.ts).
+//
 // After the 200 has left, the only honest way to report a failure (upstream cut, deadline, more
 // than MAX_IMAGE_BYTES, fewer bytes than Content-Length) is to abort the client's connection: the
 // body stream errors, and Koa's pipeline destroys the response. A truncated 200 that looks
 // complete is never sent.
 
-import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Config } from '../config.js';
 import { FetchFailed, ProxyRejected } from '../errors.js';
@@ -16,6 +17,8 @@ import { FORWARDABLE_RESPONSE_HEADERS, PROXY_ACCEPT, PROXY_PEEK_BYTES, PROXY_RES
 import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
 import { mediaTypeEssence } from '../media-type.js';
+import { hrefWithoutFragment } from '../url-fragment.js';
+import { ImageFlights, type OpenedImage } from './image-flight.js';
 import { detectFormat } from './image-format.js';
 
 export interface ProxyDeps {
@@ -30,26 +33,44 @@ export const REJECTIONS = {
   unsupported: 'The image format is not supported: only JPEG, PNG, GIF and WebP are proxied.',
 } as const;
 
-/**
- * proxyImage bound to its dependencies: the shape createApp takes as `deps.proxy`
- * (src/api/handlers.ts ImageProxy). Pass the app's own safeFetch, so the proxy shares the
- * instance's concurrency cap with page fetches.
- */
-export function createImageProxy(deps: ProxyDeps): (ctx: Context, target: URL, client?: string) => Promise<void> {
-  return (ctx, target, client) => proxyImage(ctx, target, deps, client);
-}
+/** The image proxy as createApp takes it (`deps.proxy`, src/api/handlers.ts ImageProxy), with its flights. */
+export type ImageProxyWithFlights = ((ctx: Context, target: URL, client?: string) => Promise<void>) & { flights: ImageFlights };
 
-/** Chunk size of the stream towards the client. */
-const STREAM_HIGH_WATER_MARK = 64 * 1024;
+/**
+ * proxyImage bound to its dependencies. Pass the app's own safeFetch, so the proxy shares the
+ * instance's fair fetch slots with page fetches.
+ */
+export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
+  const flights = new ImageFlights();
+  return Object.assign((ctx: Context, target: URL, client?: string) => proxyImage(ctx, target, deps, flights, client), { flights });
+}
 
 /**
  * Answers `ctx` with the image at `target` (already checked by parseTarget), fetched on behalf of
- * the client at IP `client` (its fair share of fetch slots), or throws
- * ProxyRejected (400), FetchFailed (502) or FetchTimeout (504) before any header is sent.
+ * the client at IP `client` (its fair share of fetch slots) or shared with a fetch of the same
+ * image in flight, or throws ProxyRejected (400), FetchFailed (502) or FetchTimeout (504) before
+ * any header is sent.
  */
-async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, client?: string): Promise<void> {
+async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: ImageFlights, client?: string): Promise<void> {
+  const joined = flights.join(hrefWithoutFragment(target), (signal) => openImage(target, deps, signal, client));
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) joined.leave();
+  });
+  const { image, body } = await joined.ready;
+  ctx.status = 200;
+  ctx.body = body;
+  ctx.set(PROXY_RESPONSE_HEADERS);
+  // The upstream's type when it agrees with the bytes, the detected one otherwise: both are
+  // format.mime (the label was only required to be image/*).
+  ctx.set('Content-Type', image.format.mime);
+  if (image.length !== null) ctx.set('Content-Length', String(image.length));
+  ctx.set(image.headers);
+}
+
+/** Fetches `target` and checks its label and first bytes; the image ready to stream, or a throw. */
+async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, client?: string): Promise<OpenedImage> {
   const maxBytes = deps.config.maxImageBytes;
-  const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal: clientGone(ctx), client });
+  const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal, client });
   let streaming = false;
   try {
     // Upstream 4xx and 5xx are upstream failures (502), whatever their body says.
@@ -73,64 +94,51 @@ async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, client?: s
     // With a Content-Encoding the declared length counts encoded bytes, not what we send.
     const length = encoded ? null : declared;
     if (length !== null && head.length > length) throw new FetchFailed(`more bytes than the declared Content-Length ${length}`);
-    ctx.status = 200;
-    ctx.body = imageStream(head, rest, upstream, length);
-    streaming = true;
-    ctx.set(PROXY_RESPONSE_HEADERS);
-    // The upstream's type when it agrees with the bytes, the detected one otherwise: both are
-    // format.mime (the label was only required to be image/*).
-    ctx.set('Content-Type', format.mime);
-    if (length !== null) ctx.set('Content-Length', String(length));
+    const headers: Record<string, string> = {};
     for (const name of FORWARDABLE_RESPONSE_HEADERS) {
       const value = upstream.headers[name];
-      if (name !== 'content-type' && value !== undefined) ctx.set(name, value);
+      if (name !== 'content-type' && value !== undefined) headers[name] = value;
     }
+    streaming = true;
+    return { format, length, headers, bytes: imageBytes(head, rest, upstream, length), close: () => upstream.close() };
   } finally {
     if (!streaming) upstream.close();
   }
 }
 
 /**
- * The body towards the client: the peeked bytes at once (so the headers leave with them), then
- * the rest as it arrives. Throws, and so aborts the client's connection, when the upstream had
- * more than MAX_IMAGE_BYTES, or a byte count other than the Content-Length it declared. Closing
- * it (client gone) closes the upstream.
+ * The body towards the clients: the peeked bytes at once (so the headers leave with them), then
+ * the rest as it arrives. Throws, and so aborts the clients' connections, when the upstream had
+ * more than MAX_IMAGE_BYTES, or a byte count other than the Content-Length it declared.
  *
  * A client deems a response with Content-Length complete at its last byte, so that one byte is
  * held back until the upstream has ended and every check passed: a cut upstream never yields a
  * response that looks whole. Without Content-Length (chunked) completeness is the final empty
  * chunk, which is only sent when this generator returns.
  */
-function imageStream(head: Uint8Array, rest: AsyncIterator<Uint8Array> | null, upstream: SafeFetchResponse, declared: number | null): Readable {
-  async function* bytes(): AsyncGenerator<Uint8Array> {
-    let sent = 0;
-    let held: Uint8Array | null = null;
-    try {
-      for (let chunk: Uint8Array | null = head; chunk !== null; chunk = await nextChunk(rest)) {
-        if (declared !== null && sent + chunk.length >= declared) {
-          if (sent + chunk.length > declared) throw new FetchFailed(`more bytes than the declared Content-Length ${declared}`);
-          held = chunk.subarray(chunk.length - 1);
-          chunk = chunk.subarray(0, chunk.length - 1);
-        }
-        if (chunk.length > 0) {
-          sent += chunk.length;
-          yield chunk;
-        }
+async function* imageBytes(head: Uint8Array, rest: AsyncIterator<Uint8Array> | null, upstream: SafeFetchResponse, declared: number | null): AsyncGenerator<Uint8Array> {
+  let sent = 0;
+  let held: Uint8Array | null = null;
+  try {
+    for (let chunk: Uint8Array | null = head; chunk !== null; chunk = await nextChunk(rest)) {
+      if (declared !== null && sent + chunk.length >= declared) {
+        if (sent + chunk.length > declared) throw new FetchFailed(`more bytes than the declared Content-Length ${declared}`);
+        held = chunk.subarray(chunk.length - 1);
+        chunk = chunk.subarray(0, chunk.length - 1);
       }
-      if (upstream.truncated) throw new FetchFailed('image over MAX_IMAGE_BYTES, cut mid-stream');
-      if (declared !== null && held === null) {
-        throw new FetchFailed(`body of ${upstream.bytesRead} bytes, Content-Length said ${declared}`);
+      if (chunk.length > 0) {
+        sent += chunk.length;
+        yield chunk;
       }
-      if (held) yield held;
-    } finally {
-      upstream.close();
     }
+    if (upstream.truncated) throw new FetchFailed('image over MAX_IMAGE_BYTES, cut mid-stream');
+    if (declared !== null && held === null) {
+      throw new FetchFailed(`body of ${upstream.bytesRead} bytes, Content-Length said ${declared}`);
+    }
+    if (held) yield held;
+  } finally {
+    upstream.close();
   }
-  const stream = Readable.from(bytes(), { objectMode: false, highWaterMark: STREAM_HIGH_WATER_MARK });
-  // A stream destroyed before its first read (a HEAD request, a client gone at once) never runs
-  // the generator's finally: close the upstream on the stream's own close as well.
-  stream.once('close', () => upstream.close());
-  return stream;
 }
 
 /** The next chunk, or null at the end (`it` null: the body ended while the head was read). */
@@ -144,13 +152,4 @@ function contentLength(value: string | undefined): number | null {
   if (value === undefined || !/^\d+$/.test(value.trim())) return null;
   const n = Number(value.trim());
   return Number.isSafeInteger(n) ? n : null;
-}
-
-/** Aborts when the client goes away before the response has been sent in full. */
-function clientGone(ctx: Context): AbortSignal {
-  const controller = new AbortController();
-  ctx.res.once('close', () => {
-    if (!ctx.res.writableFinished) controller.abort();
-  });
-  return controller.signal;
 }

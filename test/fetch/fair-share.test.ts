@@ -1,6 +1,6 @@
-// Fetch slots shared fairly: a cap per client and per destination on top of the instance's, each
-// over-cap fetch waiting in its own client's or destination's queue without taking a place in
-// the instance's queue, so a few clients (or one slow site) cannot starve the rest.
+// Fetch slots shared fairly: a share per client and a cap per destination on top of the
+// instance's; a full queue refuses the client using most, so a few clients (or one slow site)
+// cannot starve the rest. The scheduler's order of grants is tested in fair-scheduler.test.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ServerResponse } from 'node:http';
@@ -32,13 +32,13 @@ const NAMES = ['slow.test', 'a.evil.test', 'b.evil.test', 'c.evil.test', 'fine.t
 const settle = () => sleep(50);
 
 fair('a client over its share waits in its own queue; another client is served at once', async ({ up, held }) => {
-  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '4', FETCH_QUEUE_MAX: '0', MAX_FETCHES_PER_CLIENT: '2' }));
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '4', FETCH_QUEUE_MAX: '2', MAX_FETCHES_PER_CLIENT: '2' }));
   try {
     const mine = [1, 2, 3, 4].map((i) => safeFetch(up.url(`/hold?${i}`), { maxBytes: 1024, client: '10.0.0.1' }));
     await settle();
     assert.equal([limiter.inFlight, limiter.queued, limiter.capped], [2, 0, 2], 'two in flight, two held back by the share');
     const other = await safeFetch(up.url('/quick'), { maxBytes: 1024, client: '10.0.0.2' });
-    assert.is((await readAll(other.body)).toString(), 'quick', 'the other client never waited, though FETCH_QUEUE_MAX is 0');
+    assert.is((await readAll(other.body)).toString(), 'quick', "the other client never waited, though the first one's fetches fill the queue");
     assert.not.ok(limiter.saturated);
 
     while (held.length < 2) await sleep(5);
@@ -117,7 +117,7 @@ fair("the service's own fetches (no client) are held by no client share", async 
   }
 });
 
-fair('the instance queue holds only fetches their shares allow; past it Overloaded, and the instance reads saturated', async ({ up }) => {
+fair('a full instance queue refuses the newest waiter of the client using most, not a lighter newcomer; the instance reads saturated', async ({ up }) => {
   const { safeFetch, close, limiter } = createSafeFetch(
     testConfig({ MAX_CONCURRENT_FETCHES: '2', FETCH_QUEUE_MAX: '1', MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }),
   );
@@ -125,19 +125,41 @@ fair('the instance queue holds only fetches their shares allow; past it Overload
     const pending = [
       rejection(safeFetch(up.url('/hold?a1'), { maxBytes: 1024, client: '10.0.0.1' })),
       rejection(safeFetch(up.url('/hold?b1'), { maxBytes: 1024, client: '10.0.0.2' })),
-      rejection(safeFetch(up.url('/hold?a2'), { maxBytes: 1024, client: '10.0.0.1' })), // A's own queue
-      rejection(safeFetch(up.url('/hold?c1'), { maxBytes: 1024, client: '10.0.0.3' })), // the instance queue
     ];
-    assert.equal([limiter.inFlight, limiter.queued, limiter.capped], [2, 1, 1]);
+    const a2 = rejection(safeFetch(up.url('/hold?a2'), { maxBytes: 1024, client: '10.0.0.1' })); // A's excess
+    assert.equal([limiter.inFlight, limiter.queued, limiter.capped], [2, 0, 1]);
+    // C holds nothing: A (one in flight, one waiting) uses more, so A's waiter makes room.
+    pending.push(rejection(safeFetch(up.url('/hold?c1'), { maxBytes: 1024, client: '10.0.0.3' })));
+    const pushedOut = await a2;
+    assert.instance(pushedOut, Overloaded);
+    assert.is((pushedOut as Overloaded).reason, 'a client using less needed the fetch queue');
+    assert.equal([limiter.inFlight, limiter.queued, limiter.capped], [2, 1, 0]);
     assert.ok(limiter.saturated);
+    // D would use as much as C, the one waiting: now the instance is full for D too.
     const refused = await rejection(safeFetch(up.url('/quick'), { maxBytes: 1024, client: '10.0.0.4' }));
     assert.instance(refused, Overloaded);
     assert.is((refused as Overloaded).reason, 'every fetch slot taken and the queue full');
-    // A's own queue still takes A's fetches: they wait for A's share, not for the instance queue.
-    pending.push(rejection(safeFetch(up.url('/hold?a3'), { maxBytes: 1024, client: '10.0.0.1' })));
-    assert.is(limiter.capped, 2);
+    // And A, using more than C, gets no place either.
+    assert.instance(await rejection(safeFetch(up.url('/hold?a3'), { maxBytes: 1024, client: '10.0.0.1' })), Overloaded);
     const errors = await Promise.all(pending);
     assert.ok(errors.every((e) => e instanceof FetchTimeout || e instanceof Overloaded));
+  } finally {
+    await close();
+  }
+});
+
+fair('8 clients with dripping pages on random domains cannot take every slot from a ninth (64 slots, the old default)', async ({ up }) => {
+  const names = Array.from({ length: 8 * 30 }, (_, i) => `drip${i}.attacker${i % 8}.test`);
+  const lookup = loopbackLookup([...names, 'fine.test']);
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '64', FETCH_TIMEOUT_MS: '1500' }), { lookup });
+  try {
+    const attacks = names.map((name, i) => rejection(safeFetch(up.url('/hold', name), { maxBytes: 1024, client: `10.8.0.${i % 8}` })));
+    assert.ok(limiter.inFlight < 64, `${limiter.inFlight} of 64 slots taken`);
+    for (let c = 0; c < 8; c++) assert.ok(limiter.heldBy(`10.8.0.${c}`) <= 8);
+    const fine = await safeFetch(up.url('/quick', 'fine.test'), { maxBytes: 1024, client: '10.8.1.1' });
+    assert.is((await readAll(fine.body)).toString(), 'quick');
+    assert.is(fine.status, 200);
+    await Promise.all(attacks);
   } finally {
     await close();
   }

@@ -12,7 +12,7 @@ test('/healthz says ok with no Redis configured, and is never cached', async () 
     assert.is(res.headers.get('cache-control'), 'no-store');
     assert.is(res.json.status, 'ok');
     assert.is(res.json.redis, 'not_configured');
-    assert.equal(res.json.upstream_fetches, { in_flight: 0, max_in_flight: 64, queued: 0, capped: 0, saturated: false });
+    assert.equal(res.json.upstream_fetches, { in_flight: 0, max_in_flight: 2048, queued: 0, capped: 0, saturated: false });
     assert.type(res.json.event_loop_delay_ms.p99, 'number');
   } finally {
     await svc.close();

@@ -1,0 +1,175 @@
+// One upstream fetch for concurrent requests of one image (keyed by its URL without the fragment,
+// which never reaches the server), as /v1/metadata shares a page fetch. The fetch is charged to
+// the client that started it; those who join share it free.
+//
+// Who may join: every request that comes while the image is being fetched and checked, and until
+// the flight has read past its first chunk. Each member gets its own stream of the same bytes.
+// Past that point a newcomer starts its own flight: sharing a body already half sent would mean
+// keeping it, and memory stays bounded instead.
+//
+// Bounded memory, and no member slows the others: the upstream is read as fast as the fastest
+// member reads; a member more than MAX_LAG_BYTES behind it is cut off (its connection aborted,
+// the only signal left after the 200), so a flight holds at most that much per member. A member
+// going away never ends the others' fetch: the upstream is closed when the last one has gone.
+
+import { Readable } from 'node:stream';
+import { FetchFailed } from '../errors.js';
+import type { ProxyImageFormat } from '../fetch/policy.js';
+
+/** An upstream image, checked and ready to stream (proxy.ts openImage). */
+export interface OpenedImage {
+  format: ProxyImageFormat;
+  /** The byte count to announce as Content-Length, or null (chunked). */
+  length: number | null;
+  /** Upstream headers passed on to the client. */
+  headers: Record<string, string>;
+  /** The body's bytes, with every check of the stream; throws to abort the clients' connections. */
+  bytes: AsyncGenerator<Uint8Array>;
+  /** Closes the upstream at once (idempotent). */
+  close(): void;
+}
+
+/** What one request gets: the image, and its own stream of its bytes. */
+export interface Joined {
+  /** Rejects with the flight's error (ProxyRejected, FetchFailed, FetchTimeout) for every member alike. */
+  ready: Promise<{ image: OpenedImage; body: Readable }>;
+  /** The member went away before its stream existed (after, destroying the stream says so). */
+  leave(): void;
+}
+
+/** How far one member may fall behind the fastest before it is cut off. */
+const MAX_LAG_BYTES = 256 * 1024;
+/** Chunk size of the streams towards the clients. */
+const STREAM_HIGH_WATER_MARK = 64 * 1024;
+
+export class ImageFlights {
+  private readonly joinable = new Map<string, Flight>();
+
+  /** Joins the flight of `key`, or starts one with `open` (given the signal that aborts it once every member has gone). */
+  join(key: string, open: (signal: AbortSignal) => Promise<OpenedImage>): Joined {
+    let flight = this.joinable.get(key);
+    if (flight === undefined) {
+      const started: Flight = new Flight(open, () => {
+        if (this.joinable.get(key) === started) this.joinable.delete(key);
+      });
+      flight = started;
+      this.joinable.set(key, flight);
+    }
+    return flight.join();
+  }
+
+  /** Flights that may still be joined (for tests and metrics). */
+  get size(): number {
+    return this.joinable.size;
+  }
+
+  /** Members of the joinable flight of `key`. */
+  members(key: string): number {
+    return this.joinable.get(key)?.members ?? 0;
+  }
+}
+
+class Flight {
+  members = 0;
+  private readonly controller = new AbortController();
+  private readonly opened: Promise<OpenedImage>;
+  private image: OpenedImage | null = null;
+  private readonly streams = new Set<Readable>();
+  private first: Uint8Array | null = null;
+  private pulls = 0;
+  private pulling = false;
+  private finished = false;
+
+  constructor(
+    open: (signal: AbortSignal) => Promise<OpenedImage>,
+    private readonly closeToNewcomers: () => void,
+  ) {
+    this.opened = open(this.controller.signal);
+    this.opened.then(
+      (image) => {
+        this.image = image;
+        if (this.members === 0) this.end();
+      },
+      () => this.closeToNewcomers(), // the error is every member's, through `ready`
+    );
+  }
+
+  join(): Joined {
+    this.members++;
+    let left = false;
+    const subscribe = (image: OpenedImage) => {
+      if (left) throw new FetchFailed('the client went away', { pageFailure: false });
+      return { image, body: this.subscribe() };
+    };
+    // Once the image is open, a newcomer's stream exists at once, so that no chunk pulled from
+    // here on can miss it; before, every member's stream is made as the image opens, before any pull.
+    const ready = this.image !== null ? Promise.resolve(subscribe(this.image)) : this.opened.then(subscribe);
+    return {
+      ready,
+      leave: () => {
+        if (left) return;
+        left = true;
+        this.memberGone();
+      },
+    };
+  }
+
+  private subscribe(): Readable {
+    const stream: Readable = new Readable({
+      highWaterMark: STREAM_HIGH_WATER_MARK,
+      read: () => this.pump(),
+      destroy: (err, callback) => {
+        if (this.streams.delete(stream)) this.memberGone();
+        callback(err);
+      },
+    });
+    if (this.first !== null) stream.push(this.first);
+    this.streams.add(stream);
+    return stream;
+  }
+
+  /** Reads the upstream while any member wants more; each chunk goes to every member. */
+  private pump(): void {
+    if (this.pulling || this.finished || this.image === null) return;
+    this.pulling = true;
+    const bytes = this.image.bytes;
+    void (async () => {
+      try {
+        while (!this.finished && [...this.streams].some((s) => s.readableLength < s.readableHighWaterMark)) {
+          const next = await bytes.next();
+          if (++this.pulls >= 2) this.closeToNewcomers();
+          if (next.done) {
+            this.finished = true;
+            this.closeToNewcomers();
+            for (const s of this.streams) s.push(null);
+            return;
+          }
+          if (this.pulls === 1) this.first = next.value;
+          for (const s of [...this.streams]) {
+            if (s.readableLength > MAX_LAG_BYTES) s.destroy(new FetchFailed('the client fell too far behind a shared image'));
+            else s.push(next.value);
+          }
+        }
+      } catch (err) {
+        this.finished = true;
+        this.closeToNewcomers();
+        for (const s of [...this.streams]) s.destroy(err as Error);
+      } finally {
+        this.pulling = false;
+      }
+    })();
+  }
+
+  private memberGone(): void {
+    if (--this.members > 0) return;
+    this.end();
+  }
+
+  /** Nobody is left: the upstream closes, or the fetch is aborted if it has not answered yet. */
+  private end(): void {
+    this.finished = true;
+    this.closeToNewcomers();
+    if (this.image) this.image.close();
+    else this.controller.abort(new FetchFailed('every client went away', { pageFailure: false }));
+  }
+}
