@@ -26,6 +26,7 @@ function checkOf(block: CodeBlock): string | null {
   if (block.lang === 'ts') return 'compiled against the packed SDK: test/client/package.test.ts';
   if (block.lang === 'html') return 'element attributes and data-meta: this file';
   if (block.lang === 'js') return 'type-checked against the DOM: this file';
+  if (block.lang === 'css') return 'the rules of element/linkpeek-preview.css: this file';
   if (block.lang !== 'sh') return null;
   if (/^\$? ?curl /m.test(block.text)) return 'run against a live service: this file';
   if (/npm pack \.\/client/.test(block.text)) return 'run by test/client/package.test.ts';
@@ -37,6 +38,14 @@ function checkOf(block: CodeBlock): string | null {
 test('every code block of the three READMEs has a check', () => {
   assert.ok(blocks.length >= 10, `${blocks.length} blocks`);
   assert.equal(blocks.filter((b) => checkOf(b) === null).map(where), []);
+});
+
+test('a CSS block shows the rules of the height-reserve snippet the service ships', () => {
+  // Comments and white space aside, the block and element/linkpeek-preview.css are the same rules.
+  const rules = (css: string) => css.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\s+/g, ' ').replace(/ ?([{};:]) ?/g, '$1').replace(/;}/g, '}').trim();
+  const css = blocks.filter((b) => b.lang === 'css');
+  assert.ok(css.length >= 1);
+  for (const block of css) assert.is(rules(block.text), rules(read('element/linkpeek-preview.css')), where(block));
 });
 
 test("the README's first commands are the ones CI runs on a fresh clone", () => {
