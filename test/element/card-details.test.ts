@@ -27,7 +27,9 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  await Promise.all([...tabs.map((t) => t.close()), browser?.close(), assets?.close(), upstream?.close()]);
+  // The pages' contexts first: closing the browser at the same time races them ("context has been closed").
+  await Promise.all(tabs.map((t) => t.close()));
+  await Promise.all([browser?.close(), assets?.close(), upstream?.close()]);
 });
 
 /** A test page in a browser set to `locale` and `timezoneId`. */

@@ -34,7 +34,9 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  await Promise.all([tab?.close(), browser?.close(), assets?.close(), upstream?.close()]);
+  // The page's context first: closing the browser at the same time races it ("context has been closed").
+  await tab?.close();
+  await Promise.all([browser?.close(), assets?.close(), upstream?.close()]);
 });
 
 /** embed.html names a different player: it must never be the one loaded. */
