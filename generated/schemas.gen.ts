@@ -349,9 +349,10 @@ export const ProxyErrorSchema = {
 
 export const HealthSchema = {
     type: 'object',
-    description: 'What /healthz says of this instance.',
+    description: 'What /healthz says of this instance. `status` is `degraded` while any rule listed in `degraded_by` holds: clients are being slowed (`event_loop`, `fetch_slots`, `fetch_wait`, `lookups`, `dns`, `redis`), or the instance is defending itself against costly traffic (`fetch_shares`: at least 16 fetches held to their client\'s share; `scan_budget`: at least 3 head scans cut at SCAN_BUDGET_MS). Every window behind it is at most 20 s long.',
     required: [
         'status',
+        'degraded_by',
         'redis',
         'event_loop_delay_ms',
         'upstream_fetches',
@@ -367,6 +368,23 @@ export const HealthSchema = {
                 'stopping'
             ]
         },
+        degraded_by: {
+            type: 'array',
+            description: 'The rules that hold now; empty when `status` would be `ok`.',
+            items: {
+                type: 'string',
+                enum: [
+                    'redis',
+                    'event_loop',
+                    'fetch_slots',
+                    'fetch_wait',
+                    'fetch_shares',
+                    'lookups',
+                    'dns',
+                    'scan_budget'
+                ]
+            }
+        },
         redis: {
             type: 'string',
             enum: [
@@ -378,6 +396,7 @@ export const HealthSchema = {
         },
         event_loop_delay_ms: {
             type: 'object',
+            description: 'How late the event loop ran over the last 10 to 20 s; `event_loop` past a p99 of 200 ms.',
             required: [
                 'p99',
                 'max'
@@ -392,44 +411,17 @@ export const HealthSchema = {
             }
         },
         upstream_fetches: {
-            type: 'object',
-            description: 'Upstream fetch slots of this instance (MAX_CONCURRENT_FETCHES) and who waits for them.',
-            required: [
-                'in_flight',
-                'max_in_flight',
-                'queued',
-                'capped',
-                'saturated'
-            ],
-            properties: {
-                in_flight: {
-                    type: 'integer',
-                    description: 'Fetches holding a slot.'
-                },
-                max_in_flight: {
-                    type: 'integer',
-                    description: 'Slots of this instance.'
-                },
-                queued: {
-                    type: 'integer',
-                    description: 'Fetches waiting for a free slot (their client\'s and destination\'s shares allow them).'
-                },
-                capped: {
-                    type: 'integer',
-                    description: 'Fetches waiting because their client or destination already holds its full share.'
-                },
-                saturated: {
-                    type: 'boolean',
-                    description: 'Every slot taken while a fetch waits for one, now or within the last 5 s; makes `status` degraded.'
-                }
-            }
+            $ref: '#/components/schemas/SlotHealth'
+        },
+        lookups: {
+            $ref: '#/components/schemas/SlotHealth'
         },
         uptime_s: {
             type: 'number'
         },
         dns: {
             type: 'object',
-            description: 'Queries this instance sent to its nameservers in the last 30 s, how many reached DNS_TIMEOUT_MS, and how many found no nameserver to reach (nothing listens at DNS_SERVERS). `status` is `degraded` while at least 5 went unanswered (timed out or unreachable) and they were at least 20% of the queries; meanwhile a page whose name times out is answered `resolver_unavailable`, not blamed on the site.',
+            description: 'Queries this instance sent to its nameservers in the last 20 s, how many reached DNS_TIMEOUT_MS, and how many found no nameserver to reach (nothing listens at DNS_SERVERS). `dns` holds while at least 5 went unanswered (timed out or unreachable) and they were at least 20% of the queries; meanwhile a page whose name times out is answered `resolver_unavailable`, not blamed on the site.',
             required: [
                 'queries',
                 'timeouts',
@@ -444,11 +436,95 @@ export const HealthSchema = {
                     type: 'integer'
                 },
                 unreachable: {
-                    type: 'integer'
+                    type: 'integer',
+                    description: 'Queries that could not reach any nameserver (nothing listens at DNS_SERVERS).'
                 },
                 cached_names: {
                     type: 'integer',
                     description: 'Names whose answer or failure is cached.'
+                }
+            }
+        },
+        scans: {
+            type: 'object',
+            description: 'Head scans that ended in the last 10 s, their time, and how many were cut at SCAN_BUDGET_MS.',
+            required: [
+                'count',
+                'p50_ms',
+                'p90_ms',
+                'max_ms',
+                'over_budget'
+            ],
+            properties: {
+                count: {
+                    type: 'integer'
+                },
+                p50_ms: {
+                    type: 'number'
+                },
+                p90_ms: {
+                    type: 'number'
+                },
+                max_ms: {
+                    type: 'number'
+                },
+                over_budget: {
+                    type: 'integer'
+                }
+            }
+        }
+    }
+} as const;
+
+export const SlotHealthSchema = {
+    type: 'object',
+    description: 'Slots of this instance for upstream fetches (MAX_CONCURRENT_FETCHES) or name lookups (MAX_CONCURRENT_LOOKUPS), who waits for them, and how long clients within their share waited over the last 10 s.',
+    required: [
+        'in_flight',
+        'max_in_flight',
+        'queued',
+        'capped',
+        'saturated',
+        'wait_ms'
+    ],
+    properties: {
+        in_flight: {
+            type: 'integer',
+            description: 'Slots held.'
+        },
+        max_in_flight: {
+            type: 'integer',
+            description: 'Slots of this instance.'
+        },
+        queued: {
+            type: 'integer',
+            description: 'Waiting for a free slot (their client\'s share, and for fetches their destination\'s, allow them).'
+        },
+        capped: {
+            type: 'integer',
+            description: 'Waiting because their client (or destination) already holds its full share.'
+        },
+        saturated: {
+            type: 'boolean',
+            description: 'Every slot taken while a waiter its share allows waits, now or within the last 5 s.'
+        },
+        wait_ms: {
+            type: 'object',
+            description: 'Acquire to grant, for grants within the client\'s share (0 when granted at once).',
+            required: [
+                'p50',
+                'p90',
+                'max'
+            ],
+            properties: {
+                p50: {
+                    type: 'number'
+                },
+                p90: {
+                    type: 'number'
+                },
+                max: {
+                    type: 'number'
                 }
             }
         }

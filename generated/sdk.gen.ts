@@ -106,10 +106,10 @@ export const getOpenApiDocument = <ThrowOnError extends boolean = false>(options
 /**
  * Liveness and readiness of this instance.
  *
- * 200 while the instance answers requests: `ok`, or `degraded` when Redis is configured but
- * unreachable or silent past its deadline (the instance answers from its own memory stores),
- * the event loop lags, the upstream fetch slots are saturated, or the nameservers leave
- * lookups unanswered (see `dns`).
+ * 200 while the instance answers requests: `ok`, or `degraded` while clients are being
+ * slowed or the instance is defending itself against costly traffic; `degraded_by` names
+ * the rules that hold (see the `Health` schema). With Redis down the instance answers from
+ * its own memory stores.
  * 503 `stopping` once a shutdown has begun, so a load balancer stops sending traffic.
  *
  * Example request: `curl https://linkpeek.example/healthz`

@@ -208,55 +208,86 @@ export type ProxyError = {
 };
 
 /**
- * What /healthz says of this instance.
+ * What /healthz says of this instance. `status` is `degraded` while any rule listed in `degraded_by` holds: clients are being slowed (`event_loop`, `fetch_slots`, `fetch_wait`, `lookups`, `dns`, `redis`), or the instance is defending itself against costly traffic (`fetch_shares`: at least 16 fetches held to their client's share; `scan_budget`: at least 3 head scans cut at SCAN_BUDGET_MS). Every window behind it is at most 20 s long.
  */
 export type Health = {
     status: 'ok' | 'degraded' | 'stopping';
     /**
+     * The rules that hold now; empty when `status` would be `ok`.
+     */
+    degraded_by: Array<'redis' | 'event_loop' | 'fetch_slots' | 'fetch_wait' | 'fetch_shares' | 'lookups' | 'dns' | 'scan_budget'>;
+    /**
      * `down`: configured but unreachable; rate limits and the cache are per instance until it is back.
      */
     redis: 'ok' | 'down' | 'not_configured';
+    /**
+     * How late the event loop ran over the last 10 to 20 s; `event_loop` past a p99 of 200 ms.
+     */
     event_loop_delay_ms: {
         p99: number;
         max: number;
     };
-    /**
-     * Upstream fetch slots of this instance (MAX_CONCURRENT_FETCHES) and who waits for them.
-     */
-    upstream_fetches: {
-        /**
-         * Fetches holding a slot.
-         */
-        in_flight: number;
-        /**
-         * Slots of this instance.
-         */
-        max_in_flight: number;
-        /**
-         * Fetches waiting for a free slot (their client's and destination's shares allow them).
-         */
-        queued: number;
-        /**
-         * Fetches waiting because their client or destination already holds its full share.
-         */
-        capped: number;
-        /**
-         * Every slot taken while a fetch waits for one, now or within the last 5 s; makes `status` degraded.
-         */
-        saturated: boolean;
-    };
+    upstream_fetches: SlotHealth;
+    lookups?: SlotHealth;
     uptime_s: number;
     /**
-     * Queries this instance sent to its nameservers in the last 30 s, how many reached DNS_TIMEOUT_MS, and how many found no nameserver to reach (nothing listens at DNS_SERVERS). `status` is `degraded` while at least 5 went unanswered (timed out or unreachable) and they were at least 20% of the queries; meanwhile a page whose name times out is answered `resolver_unavailable`, not blamed on the site.
+     * Queries this instance sent to its nameservers in the last 20 s, how many reached DNS_TIMEOUT_MS, and how many found no nameserver to reach (nothing listens at DNS_SERVERS). `dns` holds while at least 5 went unanswered (timed out or unreachable) and they were at least 20% of the queries; meanwhile a page whose name times out is answered `resolver_unavailable`, not blamed on the site.
      */
     dns: {
         queries: number;
         timeouts: number;
+        /**
+         * Queries that could not reach any nameserver (nothing listens at DNS_SERVERS).
+         */
         unreachable: number;
         /**
          * Names whose answer or failure is cached.
          */
         cached_names: number;
+    };
+    /**
+     * Head scans that ended in the last 10 s, their time, and how many were cut at SCAN_BUDGET_MS.
+     */
+    scans?: {
+        count: number;
+        p50_ms: number;
+        p90_ms: number;
+        max_ms: number;
+        over_budget: number;
+    };
+};
+
+/**
+ * Slots of this instance for upstream fetches (MAX_CONCURRENT_FETCHES) or name lookups (MAX_CONCURRENT_LOOKUPS), who waits for them, and how long clients within their share waited over the last 10 s.
+ */
+export type SlotHealth = {
+    /**
+     * Slots held.
+     */
+    in_flight: number;
+    /**
+     * Slots of this instance.
+     */
+    max_in_flight: number;
+    /**
+     * Waiting for a free slot (their client's share, and for fetches their destination's, allow them).
+     */
+    queued: number;
+    /**
+     * Waiting because their client (or destination) already holds its full share.
+     */
+    capped: number;
+    /**
+     * Every slot taken while a waiter its share allows waits, now or within the last 5 s.
+     */
+    saturated: boolean;
+    /**
+     * Acquire to grant, for grants within the client's share (0 when granted at once).
+     */
+    wait_ms: {
+        p50: number;
+        p90: number;
+        max: number;
     };
 };
 

@@ -100,6 +100,8 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const metrics = new Metrics(sources);
   const health = new HealthMonitor({
     fetchSlots: fetcher.limiter,
+    lookupSlots: fetcher.lookups?.scheduler ?? null,
+    scans: null,
     redisUp: () => (failover ? !failover.degraded && redis.status === 'ready' : null),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });

@@ -1,37 +1,38 @@
 // What /healthz reports: whether this instance answers, whether its shared stores are
-// reachable, how late its event loop runs and whether its upstream fetch slots are saturated. A
-// load balancer reads `status`; people read the rest.
-//
-// `degraded` when any of: Redis is configured but failing (store/failover.ts: refused, or silent
-// past REDIS_TIMEOUT_MS); the event loop's p99 delay is over 500 ms; the fetch slots are
-// saturated (fetch/limiter.ts: every slot taken while a fetch its caps allow waits for one, now or
-// within the last 5 s). Fetches held back only by their own client's or host's share do not count:
-// that is the fair share working, not the instance running out.
+// reachable, and how its shared resources fare: the event loop, fetch and lookup slots (with the
+// time fair clients waited for them), the nameservers, and the head scans (with how many were cut
+// at their budget). A load balancer reads `status`; people read the rest, and `degraded_by` says
+// which rule made it `degraded` (health-rules.ts).
 
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Health } from '../generated/types.gen.js';
+import type { WaitStats } from './fetch/wait-window.js';
+import { degradedBy } from './health-rules.js';
 
 export interface HealthSources {
   /** null when no Redis is configured; else whether it answers now. */
   redisUp: () => boolean | null;
-  fetchSlots: FetchSlots;
-  /** The resolver's last 30 s (fetch/dns-window.ts holds the `degraded` rule). */
+  fetchSlots: Slots;
+  /** The lookup slots; null when names are not looked up by the resolver (a test's own lookup). */
+  lookupSlots: Slots | null;
+  /** The resolver's last 20 s (fetch/dns-window.ts holds the `degraded` rule). */
   dns: () => { queries: number; timeouts: number; unreachable: number; degraded: boolean; cachedNames: number };
+  /** Head scans of the last 10 s (metadata/scan-times.ts); null when this instance scans nothing. */
+  scans: (() => { count: number; p50: number; p90: number; max: number; overBudget: number }) | null;
 }
 
-/** What /healthz reads of the fetch limiter (fetch/limiter.ts). */
-interface FetchSlots {
+/** What /healthz reads of a fair scheduler's slots (fetch/fair-scheduler.ts). */
+interface Slots {
   readonly inFlight: number;
   readonly queued: number;
   readonly capped: number;
   readonly maxActive: number;
   readonly saturated: boolean;
+  recentWait(): WaitStats;
 }
 
-/** An event loop this late at the 99th percentile is not healthy, whatever else is. */
-const LAGGING_P99_MS = 500;
-/** The delay histogram covers the last window of this length (then starts afresh). */
-const WINDOW_MS = 30_000;
+/** The delay histogram covers a window of this length, then starts afresh; the last full one is kept beside it. */
+const WINDOW_MS = 10_000;
 
 export class HealthMonitor {
   private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
@@ -63,18 +64,29 @@ export class HealthMonitor {
     const delay = { p99: Math.max(now.p99, this.last.p99), max: Math.max(now.max, this.last.max) };
     const redisUp = this.sources.redisUp();
     const redis = redisUp === null ? 'not_configured' : redisUp ? 'ok' : 'down';
-    const slots = this.sources.fetchSlots;
-    const saturated = slots.saturated;
+    const fetches = slotReport(this.sources.fetchSlots);
+    const lookups = this.sources.lookupSlots && slotReport(this.sources.lookupSlots);
     const dns = this.sources.dns();
-    const degraded = redis === 'down' || delay.p99 > LAGGING_P99_MS || saturated || dns.degraded;
-    const status = this.stopping ? 'stopping' : degraded ? 'degraded' : 'ok';
+    const scans = this.sources.scans?.() ?? null;
+    const reasons = degradedBy({
+      redisDown: redis === 'down',
+      eventLoopP99Ms: delay.p99,
+      fetches: { saturated: fetches.saturated, capped: fetches.capped, wait: this.sources.fetchSlots.recentWait() },
+      lookups: lookups && { saturated: lookups.saturated, wait: this.sources.lookupSlots!.recentWait() },
+      dnsDegraded: dns.degraded,
+      scans,
+    });
+    const status = this.stopping ? 'stopping' : reasons.length > 0 ? 'degraded' : 'ok';
     return {
       status,
+      degraded_by: reasons,
       redis,
       event_loop_delay_ms: delay,
-      upstream_fetches: { in_flight: slots.inFlight, max_in_flight: slots.maxActive, queued: slots.queued, capped: slots.capped, saturated },
+      upstream_fetches: fetches,
+      ...(lookups && { lookups }),
       uptime_s: Math.round((performance.now() - this.startedAt) / 1000),
       dns: { queries: dns.queries, timeouts: dns.timeouts, unreachable: dns.unreachable, cached_names: dns.cachedNames },
+      ...(scans && { scans: { count: scans.count, p50_ms: scans.p50, p90_ms: scans.p90, max_ms: scans.max, over_budget: scans.overBudget } }),
     };
   }
 
@@ -88,4 +100,17 @@ export class HealthMonitor {
     const ms = (ns: number) => (Number.isFinite(ns) && this.loop.count > 0 ? Math.round(ns / 1e4) / 100 : 0);
     return { p99: ms(this.loop.percentile(99)), max: ms(this.loop.max) };
   }
+}
+
+/** A fair scheduler's slots as /healthz shows them, with the waits of the last 10 s. */
+function slotReport(slots: Slots): Health['upstream_fetches'] {
+  const { p50, p90, max } = slots.recentWait();
+  return {
+    in_flight: slots.inFlight,
+    max_in_flight: slots.maxActive,
+    queued: slots.queued,
+    capped: slots.capped,
+    saturated: slots.saturated,
+    wait_ms: { p50, p90, max },
+  };
 }

@@ -1,11 +1,11 @@
-// Queries to the nameservers over the last 30 s, and how many of them the nameservers did not
+// Queries to the nameservers over the last 20 s, and how many of them the nameservers did not
 // answer: timed out, or could not reach a nameserver at all (connection refused: nothing listens
 // at DNS_SERVERS). What /healthz reads to say `degraded`, and what tells a silent nameserver from a
 // silent name (resolver.ts). Three 10 s buckets, so the window slides without keeping one record
 // per query.
 
-/** The rule: in the last 30 s at least 5 queries went unanswered, and they were at least 20% of all queries. */
-export const DNS_DEGRADED = { windowMs: 30_000, minTimeouts: 5, minShare: 0.2 } as const;
+/** The rule: in the last 20 s at least 5 queries went unanswered, and they were at least 20% of all queries. */
+export const DNS_DEGRADED = { windowMs: 20_000, minTimeouts: 5, minShare: 0.2 } as const;
 
 const BUCKETS = 3;
 

@@ -101,7 +101,7 @@ export class FairScheduler {
   }
 
   /**
-   * Waits over the last 30 s (acquire to grant, 0 when granted at once) of grants that their
+   * Waits over the last 10 s (acquire to grant, 0 when granted at once) of grants that their
    * client's share allowed when they asked: what a fair client waits. A client waiting on its own
    * excess is the share working, and is not counted.
    */

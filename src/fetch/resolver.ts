@@ -38,7 +38,7 @@ export type DnsOutcome = 'answered' | 'nxdomain' | 'nodata' | 'servfail' | 'refu
 /**
  * The code of a lookup that failed because of our nameservers, not the name: none could be
  * reached (c-ares' ECONNREFUSED: nothing listens at DNS_SERVERS), or the name timed out while
- * most queries of the last 30 s went unanswered (dns-window.ts, the rule that makes /healthz
+ * most queries of the last 20 s went unanswered (dns-window.ts, the rule that makes /healthz
  * degraded). The caller is told the resolver failed (fetch-failure.ts), not the site.
  */
 export const RESOLVER_UNAVAILABLE = 'EDNSUNAVAILABLE';
@@ -66,7 +66,7 @@ type DnsError = Error & { code: string; hostname: string };
 type Entry = { addresses: LookupAddress[] } | { code: string };
 
 export class DnsResolver {
-  /** Outcomes of the last 30 s of queries, for /healthz. */
+  /** Outcomes of the last 20 s of queries, for /healthz. */
   readonly recent = new DnsWindow();
   private readonly channel: dns.promises.Resolver;
   private readonly cache = new LRUCache<string, Entry>({ max: DNS_CACHE.maxNames, ttlAutopurge: false });

@@ -1,9 +1,9 @@
-// How long grants of a fair scheduler waited over the last 30 s: what /healthz reads to tell
+// How long grants of a fair scheduler waited over the last 10 s: what /healthz reads to tell
 // whether clients are being slowed. One record per grant, bounded in number (the oldest go first
 // past MAX_RECORDS), percentiles computed when asked (a health poll, not every grant).
 
 /** The window: long enough to span a poll interval, short enough that an attack's end shows soon. */
-export const WAIT_WINDOW_MS = 30_000;
+export const WAIT_WINDOW_MS = 10_000;
 
 /** Grants remembered at most: a burst of grants costs bounded memory (16 bytes each). */
 const MAX_RECORDS = 20_000;

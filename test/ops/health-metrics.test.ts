@@ -11,8 +11,11 @@ test('/healthz says ok with no Redis configured, and is never cached', async () 
     assert.is(res.status, 200);
     assert.is(res.headers.get('cache-control'), 'no-store');
     assert.is(res.json.status, 'ok');
+    assert.equal(res.json.degraded_by, []);
     assert.is(res.json.redis, 'not_configured');
-    assert.equal(res.json.upstream_fetches, { in_flight: 0, max_in_flight: 2048, queued: 0, capped: 0, saturated: false });
+    const idle = { queued: 0, capped: 0, saturated: false, wait_ms: { p50: 0, p90: 0, max: 0 } };
+    assert.equal(res.json.upstream_fetches, { in_flight: 0, max_in_flight: 2048, ...idle });
+    assert.equal(res.json.lookups, { in_flight: 0, max_in_flight: 512, ...idle });
     assert.type(res.json.event_loop_delay_ms.p99, 'number');
   } finally {
     await svc.close();
@@ -25,6 +28,7 @@ test('/healthz says degraded while Redis is unreachable, and the service still a
     const res = await svc.request('/healthz');
     assert.is(res.status, 200);
     assert.is(res.json.status, 'degraded');
+    assert.equal(res.json.degraded_by, ['redis']);
     assert.is(res.json.redis, 'down');
   } finally {
     await svc.close();

@@ -1,0 +1,59 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CUT_SCANS, degradedBy, HELD_BACK_FETCHES, LAGGING_P99_MS, SLOW_WAIT_P90_MS, type HealthReadings } from '../src/health-rules.js';
+
+// When /healthz says degraded, and why: one reading at a time pushed past its rule's line, on an
+// otherwise healthy instance; each rule holds just past its line and not at it.
+
+const calm = { p50: 0, p90: 0, max: 0, count: 0 };
+const healthy: HealthReadings = {
+  redisDown: false,
+  eventLoopP99Ms: 12,
+  fetches: { saturated: false, capped: 0, wait: calm },
+  lookups: { saturated: false, wait: calm },
+  dnsDegraded: false,
+  scans: { count: 40, overBudget: 0 },
+};
+const slow = (p90: number, count = 20) => ({ p50: 1, p90, max: p90 * 2, count });
+
+test('a healthy instance is degraded by nothing', () => {
+  assert.equal(degradedBy(healthy), []);
+  assert.equal(degradedBy({ ...healthy, lookups: null, scans: null }), []);
+});
+
+test('each rule holds past its line, and only its own', () => {
+  const cases: Array<[string, Partial<HealthReadings>, Partial<HealthReadings>]> = [
+    ['redis', { redisDown: true }, {}],
+    ['event_loop', { eventLoopP99Ms: LAGGING_P99_MS + 1 }, { eventLoopP99Ms: LAGGING_P99_MS }],
+    ['fetch_slots', { fetches: { ...healthy.fetches, saturated: true } }, {}],
+    ['fetch_wait', { fetches: { ...healthy.fetches, wait: slow(SLOW_WAIT_P90_MS + 1) } }, { fetches: { ...healthy.fetches, wait: slow(SLOW_WAIT_P90_MS) } }],
+    ['fetch_shares', { fetches: { ...healthy.fetches, capped: HELD_BACK_FETCHES } }, { fetches: { ...healthy.fetches, capped: HELD_BACK_FETCHES - 1 } }],
+    ['lookups', { lookups: { saturated: true, wait: calm } }, {}],
+    ['lookups', { lookups: { saturated: false, wait: slow(SLOW_WAIT_P90_MS + 1) } }, { lookups: { saturated: false, wait: slow(SLOW_WAIT_P90_MS) } }],
+    ['dns', { dnsDegraded: true }, {}],
+    ['scan_budget', { scans: { count: 40, overBudget: CUT_SCANS } }, { scans: { count: 40, overBudget: CUT_SCANS - 1 } }],
+  ];
+  for (const [rule, past, at] of cases) {
+    assert.equal(degradedBy({ ...healthy, ...past }), [rule], `${rule} past its line`);
+    assert.equal(degradedBy({ ...healthy, ...at }), [], `${rule} at its line`);
+  }
+});
+
+test('slow waits count only over enough grants: two slow grants are not a trend', () => {
+  assert.equal(degradedBy({ ...healthy, fetches: { ...healthy.fetches, wait: slow(5000, 4) } }), []);
+  assert.equal(degradedBy({ ...healthy, fetches: { ...healthy.fetches, wait: slow(5000, 5) } }), ['fetch_wait']);
+});
+
+test('every rule that holds is named, in the order of the table', () => {
+  const everything: HealthReadings = {
+    redisDown: true,
+    eventLoopP99Ms: 900,
+    fetches: { saturated: true, capped: 500, wait: slow(900) },
+    lookups: { saturated: true, wait: slow(900) },
+    dnsDegraded: true,
+    scans: { count: 400, overBudget: 300 },
+  };
+  assert.equal(degradedBy(everything), ['redis', 'event_loop', 'fetch_slots', 'fetch_wait', 'fetch_shares', 'lookups', 'dns', 'scan_budget']);
+});
+
+test.run();
