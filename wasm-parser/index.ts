@@ -37,6 +37,7 @@ export async function scanHead(
     onImageUrl: options.onImageUrl,
     budgetMs: options.budgetMs,
     clock: options.clock,
+    cpuClock: options.cpuClock,
   });
   try {
     if (source instanceof Uint8Array) {

@@ -147,7 +147,7 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
         extraction = await flight.extraction;
       }
       if (!extraction.ok) {
-        if (extraction.code === 'FETCH_TIMEOUT') throw new FetchTimeout(extraction.reason, { deadlineMs: config.fetchTimeoutMs });
+        if (extraction.code === 'FETCH_TIMEOUT') throw new FetchTimeout(extraction.reason, { deadlineMs: config.fetchTimeoutMs, failure: extraction.failure });
         throw new FetchFailed(extraction.reason, { failure: extraction.failure ?? failures.unreachable() });
       }
       return { metadata: extraction[prefer], expiresAt: extraction.expiresAt };
