@@ -14,22 +14,28 @@
 // that needs at most half the budget of CPU is never cut, however loaded the machine.
 //
 // The bytes go to lol-html in pieces sized so that one piece takes about a slice (SLICE_MS), from
-// the cost per byte of the piece before; after a slice of work the scan yields to the event loop
-// (setImmediate, after pending I/O), so other requests are answered between the pieces of a heavy
-// page. The clock is injected: tests drive it.
+// the cost per byte of the piece before; after a slice of work the scan waits for a turn of the
+// event loop (nextTurn: one waiting scan goes on per turn, after pending I/O), so other requests
+// are answered between the pieces of heavy pages. The clock is injected: tests drive it.
 
 /** Work between two yields to the event loop, and the time one piece is sized to take. */
 export const SLICE_MS = 2;
 
 /**
- * The largest piece written at once: at the most expensive bytes we could build (about 0.25 µs a
- * byte, bench/results/scan-budget.md) a piece this size stays within a couple of slices, even right
- * after a stretch of cheap bytes that let the pieces grow.
+ * The largest piece written at once, which a head of cheap bytes (script text) grows to: each
+ * write has a fixed cost, so smaller pieces slow long heads down. At the most expensive bytes we
+ * could build (~0.21 µs a byte, bench/results/scan-budget.md) a piece this size takes ~7 ms: the
+ * longest stretch, paid once when a page turns from cheap to expensive (the next piece is sized
+ * from it).
  */
 export const MAX_PIECE = 64 * 1024;
 
-/** The smallest piece: each write into lol-html has a fixed cost. */
-export const MIN_PIECE = 1024;
+/**
+ * The smallest piece: each write into lol-html has a fixed cost, and a piece that took long because
+ * the process lost its core or collected garbage would otherwise shrink the next ones for nothing.
+ * At the most expensive bytes we could build this size takes under 2 ms (a slice).
+ */
+export const MIN_PIECE = 8 * 1024;
 
 export type Clock = () => number;
 
@@ -86,8 +92,8 @@ export class ScanPacer {
     const ms = Math.max(0, this.clock() - this.startedAt);
     this.spentMs += Number.isNaN(this.cpuStartedAt) ? ms : Math.max(0, this.cpuClock() - this.cpuStartedAt);
     this.sinceYieldMs += ms;
-    // A very short piece (the tail of a block) says little about the cost per byte.
-    if (bytes >= MIN_PIECE || ms > SLICE_MS) {
+    // A short piece (an early block of the head, the tail of a block) says little about the cost per byte.
+    if (bytes >= MIN_PIECE) {
       const fitting = ms <= 0 ? MAX_PIECE : Math.floor((bytes * SLICE_MS) / ms);
       // Grows at most twofold a piece, so a page that turns expensive pays for one piece at most.
       this.piece = Math.max(MIN_PIECE, Math.min(MAX_PIECE, fitting, this.piece * 2));
@@ -101,6 +107,30 @@ export class ScanPacer {
   turn(): Promise<void> | null {
     if (this.sinceYieldMs < SLICE_MS) return null;
     this.sinceYieldMs = 0;
-    return new Promise((resolve) => setImmediate(resolve));
+    return nextTurn();
   }
+}
+
+/**
+ * Every scan that has used up its slice waits here, and one of them goes on per turn of the event
+ * loop, in the order they came. With a setImmediate each, eight heavy scans would each run a slice
+ * in the same turn, and a request arriving meanwhile would wait for all eight.
+ */
+const waiting: (() => void)[] = [];
+let armed = false;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (!armed) {
+      armed = true;
+      setImmediate(letOneGo);
+    }
+  });
+}
+
+function letOneGo(): void {
+  waiting.shift()?.();
+  if (waiting.length > 0) setImmediate(letOneGo);
+  else armed = false;
 }

@@ -39,8 +39,8 @@ export class ScanPass {
   private utf8Carry: Uint8Array | null = null;
   /** UTF-8 bytes written into lol-html (the last write's among them), and bytes it has passed on as output. */
   private written = 0;
-  private lastLt = -1;
-  private lastGt = -1;
+  /** Stream offset of the `<` of a tag still open after the last write, or -1 (ScanPass.feed). */
+  private openTagAt = -1;
   /** Bytes of a tag still open when the current write began (TagCollector.heldBytes). */
   private openTagBytes = 0;
   /** Set by the first bytes that are not UTF-8 under a tentative UTF-8 choice. */
@@ -172,11 +172,9 @@ export class ScanPass {
    */
   private feed(bytes: Uint8Array): Promise<void> {
     const start = this.written;
-    this.openTagBytes = this.lastLt > this.lastGt ? start - this.lastLt : 0;
-    const lt = lastIndexOf.call(bytes, LT);
-    const gt = lastIndexOf.call(bytes, GT);
-    if (lt >= 0) this.lastLt = start + lt;
-    if (gt >= 0) this.lastGt = start + gt;
+    this.openTagBytes = this.openTagAt < 0 ? 0 : start - this.openTagAt;
+    const end = lastTagMark(bytes);
+    if (end >= 0) this.openTagAt = bytes[end] === LT ? start + end : -1;
     this.written += bytes.length;
     this.collector.newWrite();
     return this.live().write(bytes);
@@ -186,4 +184,9 @@ export class ScanPass {
     if (this.rewriter === null) throw new Error('ScanPass: written after free()');
     return this.rewriter;
   }
+}
+
+/** Index of the last `<` or `>` in `bytes`, or -1. */
+function lastTagMark(bytes: Uint8Array): number {
+  return Math.max(lastIndexOf.call(bytes, LT), lastIndexOf.call(bytes, GT));
 }
