@@ -32,7 +32,7 @@ export const COLLECT_LIMITS = {
  * megabyte of one-letter attributes took hundreds of milliseconds in one call, which no budget
  * checked between writes can interrupt. Real tags stay far below (a long one is a data: URI, which
  * no field uses). Measured as the part of the tag written before the current write (heldBytes):
- * a tag up to this long is always read, one longer by a written piece (MAX_PIECE) never.
+ * a tag up to this long is always read, one longer by a written piece (MAX_PIECE, 64 KiB) never.
  */
 export const LONG_TAG_BYTES = 16 * 1024;
 

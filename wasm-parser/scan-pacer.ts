@@ -22,11 +22,11 @@
 export const SLICE_MS = 2;
 
 /**
- * The largest piece written at once, which a head of cheap bytes (script text) grows to: each
- * write has a fixed cost, so smaller pieces slow long heads down. At the most expensive bytes we
- * could build (~0.21 µs a byte, bench/results/scan-budget.md) a piece this size takes ~7 ms: the
- * longest stretch, paid once when a page turns from cheap to expensive (the next piece is sized
- * from it).
+ * The largest piece written at once (the block splitter's largest block), which a head of cheap
+ * bytes (script text) grows to: each write has a fixed cost, and 32 KiB pieces made the corpus's
+ * scans ~10% slower (its long heads are most of its bytes). At the most expensive bytes we could
+ * build (~0.21 µs a byte, bench/results/scan-budget.md) a piece this size takes ~14 ms: the longest
+ * stretch, paid once when a page turns from cheap to expensive (the next piece is sized from it).
  */
 export const MAX_PIECE = 64 * 1024;
 

@@ -101,6 +101,12 @@ test('a <meta> of a megabyte of attributes is skipped unread; the tags around it
   assert.equal(contents(tags.metas), [['og:title', 'First'], ['og:description', 'Late']]);
 });
 
+test('a <meta> of half a megabyte of attributes with ">" and "<" in their quoted values is skipped unread', async () => {
+  const page = utf8(`${TOP}<meta name="description" ${'a=">" b="<" '.repeat(50_000)}content="Flood">${LATE}</head><body>`);
+  const { tags } = await scanHead(page);
+  assert.equal(contents(tags.metas), [['og:title', 'First'], ['og:description', 'Late']]);
+});
+
 for (const tag of ['link rel=icon href=/flood.ico', 'base href=/flood/', 'html lang=flood', 'script src=/flood.js']) {
   test(`a <${tag.split(' ')[0]}> of a megabyte of attributes is skipped unread`, async () => {
     const page = utf8(`<head><title>Top</title><${tag} ${'a '.repeat(512 * 1024)}></head><body>`);
