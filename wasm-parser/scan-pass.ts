@@ -36,10 +36,11 @@ export class ScanPass {
   private bomLeft: number;
   /** A UTF-8 sequence cut by a block edge, completed by the next write. */
   private utf8Carry: Uint8Array | null = null;
-  /** UTF-8 bytes written into lol-html (the last write's among them), and bytes it has passed on as output. */
+  /** UTF-8 bytes written into lol-html. */
   private written = 0;
-  /** Stream offset of the `<` of a tag still open after the last write, or -1 (ScanPass.feed). */
+  /** Stream offset of the `<` of a tag still open, or -1; and the one the last write ended in (ScanPass.feed). */
   private openTagAt = -1;
+  private lastWriteOpenAt = -1;
   /** Bytes of a tag still open when the current write began (TagCollector.heldBytes). */
   private openTagBytes = 0;
   /** Output chunks lol-html handed over during the current write, and the bytes of the writes just before it that gave none. */
@@ -180,12 +181,17 @@ export class ScanPass {
    */
   private feed(bytes: Uint8Array): Promise<void> {
     const start = this.written;
-    this.heldRun = this.outputs === 0 ? this.heldRun + this.lastWriteLength : 0;
+    // The last write: held whole (the tag goes on), or it gave output and its own end says.
+    if (this.outputs === 0) this.heldRun += this.lastWriteLength;
+    else {
+      this.heldRun = 0;
+      this.openTagAt = this.lastWriteOpenAt;
+    }
     this.outputs = 0;
     this.lastWriteLength = bytes.length;
     this.openTagBytes = Math.max(this.heldRun, this.openTagAt < 0 ? 0 : start - this.openTagAt);
-    const end = lastTagMark(bytes);
-    if (end >= 0) this.openTagAt = bytes[end] === LT ? start + end : -1;
+    // Searched in large writes only: in a small one the held output alone is within a write of exact.
+    this.lastWriteOpenAt = bytes.length >= MIN_PIECE ? openTagOffset(bytes, start) : -1;
     this.written += bytes.length;
     this.collector.newWrite();
     return this.live().write(bytes);
@@ -197,7 +203,8 @@ export class ScanPass {
   }
 }
 
-/** Index of the last `<` or `>` in `bytes`, or -1. */
-function lastTagMark(bytes: Uint8Array): number {
-  return Math.max(lastIndexOf.call(bytes, LT), lastIndexOf.call(bytes, GT));
+/** Stream offset of the `<` of a tag `bytes` (starting at `start`) ends inside, or -1: its last `<` with no `>` after it. */
+function openTagOffset(bytes: Uint8Array, start: number): number {
+  const lt = lastIndexOf.call(bytes, LT);
+  return lt >= 0 && lt > lastIndexOf.call(bytes, GT) ? start + lt : -1;
 }
