@@ -84,9 +84,9 @@ export class ScanPass {
       if (this.pacer.exhausted) return 'over-budget';
       const turn = this.pacer.turn();
       if (turn !== null) await turn;
-      // The whole block when it fits (the common case: no view made).
-      // Inside a long tag, small pieces: its length is known a piece at a time (heldBytes).
-      const size = this.heldRun > 0 ? MIN_PIECE : this.pacer.pieceSize;
+      // Inside a long tag (the last write gave no output), small pieces: its length is known a
+      // piece at a time (heldBytes). The whole block when it fits (the common case: no view made).
+      const size = this.outputs === 0 ? MIN_PIECE : this.pacer.pieceSize;
       const piece = at === 0 && bytes.length <= size ? bytes : bytes.subarray(at, at + size);
       at += piece.length;
       this.pacer.begin();
