@@ -18,6 +18,8 @@
 // event loop (nextTurn: one waiting scan goes on per turn, after pending I/O), so other requests
 // are answered between the pieces of heavy pages. The clock is injected: tests drive it.
 
+import { performance } from 'node:perf_hooks';
+
 /** Work between two yields to the event loop, and the time one piece is sized to take. */
 export const SLICE_MS = 2;
 
@@ -38,6 +40,9 @@ export const MAX_PIECE = 64 * 1024;
 export const MIN_PIECE = 8 * 1024;
 
 export type Clock = () => number;
+
+/** The global `performance` is a lazy getter in Node 20; the bound method skips it on every reading. */
+const wallMs: Clock = performance.now.bind(performance);
 
 export interface ScanBudgetOptions {
   /** Milliseconds of scanning allowed; Infinity (the default) never stops the scan. */
@@ -67,7 +72,7 @@ export class ScanPacer {
 
   constructor(options: ScanBudgetOptions = {}) {
     this.budgetMs = options.budgetMs ?? Infinity;
-    this.clock = options.clock ?? (() => performance.now());
+    this.clock = options.clock ?? wallMs;
     this.cpuClock = options.cpuClock ?? processCpuMs;
   }
 
