@@ -38,6 +38,7 @@ import { embedLookup, type EmbedLookupDeps } from './metadata/enrich-embed.js';
 import { imageEnricher } from './metadata/enrich-images.js';
 import { safetyEnricher } from './metadata/enrich-safety.js';
 import { createMetadataService, type Enricher } from './metadata/service.js';
+import { RecentScanTimes } from './metadata/scan-times.js';
 import type { MetadataService } from './metadata/service-types.js';
 import { createImageProxy } from './proxy/proxy.js';
 import { createSafetyCheck, type SafetyCheck } from './safety/index.js';
@@ -98,10 +99,11 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     fetchesCapped: () => fetcher.limiter.capped,
   };
   const metrics = new Metrics(sources);
+  const scanTimes = new RecentScanTimes();
   const health = new HealthMonitor({
     fetchSlots: fetcher.limiter,
     lookupSlots: fetcher.lookups?.scheduler ?? null,
-    scans: null,
+    scans: () => scanTimes.recent(),
     redisUp: () => (failover ? !failover.degraded && redis.status === 'ready' : null),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });
@@ -125,6 +127,10 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       onCache: (outcome) => metrics.cache.inc({ outcome }),
       embedStandsIn: embeds.standsIn,
       onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
+      // A client whose pages cost CPU to scan gets smaller shares of fetches and lookups while
+      // the cost is recent (fetch/client-cost.ts).
+      onScanCost: (client, cpuMs) => fetcher.chargeCpu(client, cpuMs),
+      scanTimes,
       // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
       // Not when a test resolves names with its own lookup (no lookups: the resolver would ask
       // the system's nameservers).

@@ -61,6 +61,10 @@ export interface Config {
 
   /** Time the image, favicon and safety enrichment may add to an uncached answer. */
   enrichBudgetMs: number;
+  /** Time one page's head scan may spend (both charset passes); past it the tags found so far are the answer. */
+  scanBudgetMs: number;
+  /** One deadline over the fetch, the scan and the enrichment of one extraction. */
+  requestDeadlineMs: number;
   /** Probe image and favicon bytes (off for benchmarks against peers that do not). */
   probeImages: boolean;
   safetyAdultList: string | null;
@@ -131,6 +135,11 @@ export function loadConfig(env: Env = {}): Config {
     cacheMaxBytes: read.int('CACHE_MAX_BYTES', 64 * 1024 * 1024, { min: 1024 }),
 
     enrichBudgetMs: read.int('ENRICH_BUDGET_MS', 1_500, { min: 0 }),
+    // Real heads scan in a few ms (the corpus's longest well under 10 ms); a page of tiny tags
+    // costs up to 0.25 µs a byte, 500 ms at the byte cap. 30 ms, with the rules after it, keeps any
+    // page under 50 ms of CPU (bench/results/scan-budget.md).
+    scanBudgetMs: read.int('SCAN_BUDGET_MS', 30, { min: 1 }),
+    requestDeadlineMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS and ENRICH_BUDGET_MS
     probeImages: read.bool('PROBE_IMAGES', true),
     safetyAdultList: read.stringOrNull('SAFETY_ADULT_LIST'),
     safetyThreatList: read.stringOrNull('SAFETY_THREAT_LIST'),
@@ -154,5 +163,9 @@ export function loadConfig(env: Env = {}): Config {
   if (config.dnsTimeoutMs >= config.fetchTimeoutMs) {
     throw new ConfigError('DNS_TIMEOUT_MS', `must be below FETCH_TIMEOUT_MS (${config.fetchTimeoutMs})`);
   }
+  // The sum of the two stages' own bounds, so neither is cut shorter than its setting says by
+  // default; what it adds is one bound over both and what lies between them (the scan after the
+  // last byte, the rules): a fetch that ends late leaves the enrichment only what remains.
+  config.requestDeadlineMs = read.int('REQUEST_DEADLINE_MS', config.fetchTimeoutMs + config.enrichBudgetMs, { min: 1 });
   return config;
 }

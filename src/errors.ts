@@ -83,12 +83,16 @@ export class FetchFailed extends LinkPeekError {
   }
 }
 
-/** The total deadline of one upstream fetch passed (connect, headers or body). */
+/**
+ * The total deadline of one upstream fetch passed (connect, headers or body), or the request
+ * deadline over fetch, scan and enrichment. `failure` restores a cached one's own words (the
+ * deadline it names).
+ */
 export class FetchTimeout extends FetchFailed {
   override readonly code: ErrorCode = 'FETCH_TIMEOUT';
-  constructor(reason: string, options: { cause?: unknown; deadlineMs: number; pageFailure?: boolean }) {
-    const { deadlineMs, ...rest } = options;
-    super(reason, { ...rest, failure: failures.timeout(deadlineMs) });
+  constructor(reason: string, options: { cause?: unknown; deadlineMs: number; pageFailure?: boolean; failure?: FetchFailure }) {
+    const { deadlineMs, failure, ...rest } = options;
+    super(reason, { ...rest, failure: failure ?? failures.timeout(deadlineMs) });
   }
 }
 

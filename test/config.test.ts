@@ -28,6 +28,13 @@ test('DNS_SERVERS: IPv4 and bracketed IPv6, each with an optional port', () => {
   assert.equal(c.dnsServers, ['192.0.2.53', '127.0.0.1:5353', '2001:db8::53', '[2001:db8::53]:53']);
 });
 
+test('SCAN_BUDGET_MS is 30 ms unless set; REQUEST_DEADLINE_MS is the fetch deadline plus the enrichment budget unless set', () => {
+  assert.equal([loadConfig({}).scanBudgetMs, loadConfig({ SCAN_BUDGET_MS: '12' }).scanBudgetMs], [30, 12]);
+  assert.is(loadConfig({}).requestDeadlineMs, 9500);
+  assert.is(loadConfig({ FETCH_TIMEOUT_MS: '3000', ENRICH_BUDGET_MS: '500' }).requestDeadlineMs, 3500);
+  assert.is(loadConfig({ REQUEST_DEADLINE_MS: '2000' }).requestDeadlineMs, 2000);
+});
+
 test('DNS_TIMEOUT_MS defaults to at most half a shorter fetch deadline', () => {
   assert.is(loadConfig({ FETCH_TIMEOUT_MS: '1000' }).dnsTimeoutMs, 500);
   assert.is(loadConfig({ DNS_TIMEOUT_MS: '700' }).dnsTimeoutMs, 700);
@@ -56,6 +63,8 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ DNS_SERVERS: '127.0.0.1,' }, 'Invalid setting DNS_SERVERS: "" is not an IP address with an optional port (IPv6 in brackets when a port follows)'],
   [{ DNS_TIMEOUT_MS: '8000' }, 'Invalid setting DNS_TIMEOUT_MS: must be below FETCH_TIMEOUT_MS (8000)'],
   [{ DNS_TIMEOUT_MS: '0' }, 'Invalid setting DNS_TIMEOUT_MS: must be at least 1'],
+  [{ SCAN_BUDGET_MS: '0' }, 'Invalid setting SCAN_BUDGET_MS: must be at least 1'],
+  [{ REQUEST_DEADLINE_MS: 'soon' }, 'Invalid setting REQUEST_DEADLINE_MS: "soon" is not a whole number'],
   [{ ALLOW_PRIVATE_NETWORKS: 'yes please' }, 'Invalid setting ALLOW_PRIVATE_NETWORKS: "yes please" is not true or false'],
 ];
 for (const [env, message] of bad) {

@@ -26,6 +26,16 @@ export const COLLECT_LIMITS = {
   jsonLdTotalChars: 256 * 1024,
 };
 
+/**
+ * A start tag longer than this is skipped unread. Reading a tag's attributes costs time in their
+ * number (a wrapper per attribute, or a scan of all of them per getAttribute), and one tag of a
+ * megabyte of one-letter attributes took hundreds of milliseconds in one call, which no budget
+ * checked between writes can interrupt. Real tags stay far below (a long one is a data: URI, which
+ * no field uses). Measured as the part of the tag written before the current write (heldBytes):
+ * a tag up to this long is always read, one longer by a written piece (MAX_PIECE, 64 KiB) never.
+ */
+export const LONG_TAG_BYTES = 16 * 1024;
+
 /** lol-html matches the type case-insensitively (`i`), as HTML compares MIME types. */
 const JSON_LD_SELECTOR = 'script[type="application/ld+json" i]';
 
@@ -40,6 +50,13 @@ export class TagCollector {
   declaredCharset: string | null = null;
   /** Called with the raw URL of every image or icon tag as it is seen (the caller may start resolving its host). */
   onImageUrl: ((rawUrl: string) => void) | null = null;
+  /**
+   * Bytes of a start tag still open when the current write began: inside the first element handler
+   * of a write, the part of that element's own tag written before (ScanPass.feed).
+   */
+  heldBytes: () => number = () => 0;
+  /** No element handler has run yet during the current write (newWrite). */
+  private firstOfWrite = true;
 
   private titleCount = 0;
   private titleParts: string[] = [];
@@ -77,7 +94,7 @@ export class TagCollector {
   }
 
   private meta(e: Element): void {
-    if (this.stopped || this.tags.metas.length >= COLLECT_LIMITS.metas) return;
+    if (this.stopped || this.longTag() || this.tags.metas.length >= COLLECT_LIMITS.metas) return;
     const meta: RawMeta = { property: null, name: null, itemprop: null, httpEquiv: null, content: null, charset: null, value: null };
     // One crossing for all attributes; names are compared lower-cased and the first of a repeated
     // attribute wins (HTML tokenizer: duplicates are dropped).
@@ -105,6 +122,21 @@ export class TagCollector {
     }
   }
 
+  /** Called before each write into the rewriter. */
+  newWrite(): void {
+    this.firstOfWrite = true;
+  }
+
+  /**
+   * Inside an element handler: the element's start tag is too long to read (LONG_TAG_BYTES). Only
+   * the first element handled in a write can have begun before it.
+   */
+  private longTag(): boolean {
+    if (!this.firstOfWrite) return false;
+    this.firstOfWrite = false;
+    return this.heldBytes() > LONG_TAG_BYTES;
+  }
+
   private titleText(t: TextChunk): void {
     // Text of the first <title> only: the element handler of a second <title> has already run
     // (titleCount 2) before any of its text arrives.
@@ -117,7 +149,7 @@ export class TagCollector {
   }
 
   private link(e: Element): void {
-    if (this.stopped || this.tags.links.length >= COLLECT_LIMITS.links) return;
+    if (this.stopped || this.longTag() || this.tags.links.length >= COLLECT_LIMITS.links) return;
     let rel: string | null = null;
     let href: string | null = null;
     let type: string | null = null;
@@ -138,21 +170,21 @@ export class TagCollector {
   }
 
   private base(e: Element): void {
-    if (this.stopped || this.tags.baseHref !== null) return;
+    if (this.stopped || this.longTag() || this.tags.baseHref !== null) return;
     const href = e.getAttribute('href');
     // HTML "frozen base URL": only the first <base> with an href counts.
     if (href !== null) this.tags.baseHref = decodeAttribute(href);
   }
 
   private html(e: Element): void {
-    if (this.stopped || this.htmlSeen) return;
+    if (this.stopped || this.longTag() || this.htmlSeen) return;
     this.htmlSeen = true;
     const lang = e.getAttribute('lang');
     if (lang !== null) this.tags.lang = decodeAttribute(lang);
   }
 
   private script(e: Element): void {
-    if (this.stopped || this.tags.scriptSrcs.length >= COLLECT_LIMITS.scriptSrcs) return;
+    if (this.stopped || this.longTag() || this.tags.scriptSrcs.length >= COLLECT_LIMITS.scriptSrcs) return;
     const src = e.getAttribute('src');
     if (src !== null) this.tags.scriptSrcs.push(decodeAttribute(src));
   }

@@ -3,23 +3,27 @@
 
 import { HeadScanner } from './scanner.js';
 import type { ScanResult } from './types.js';
+import type { ScanBudgetOptions } from './scan-pacer.js';
 
 export { HeadScanner, type HeadScannerOptions } from './scanner.js';
+export { type Clock, type ScanBudgetOptions, SLICE_MS } from './scan-pacer.js';
 export { DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE } from './block-splitter.js';
 export { wasmMemoryBytes } from './memory.js';
 export type { RawLink, RawMeta, RawTags, ScanResult } from './types.js';
 
-export interface ScanHeadOptions {
+export interface ScanHeadOptions extends ScanBudgetOptions {
   /** The response's Content-Type header; its charset parameter is one of the charset sources. */
   contentType?: string | null;
   /** The source never changes a chunk it has yielded: held bytes need no copy (HeadScannerOptions). */
   retainChunks?: boolean;
   /** Told the raw URL of each image and icon tag as soon as it is scanned (HeadScannerOptions). */
   onImageUrl?: (rawUrl: string) => void;
+  /** Told the scan's time (HeadScanner.scanMs) once it is over, whether it ended, stopped or failed. */
+  onScanTime?: (ms: number) => void;
 }
 
 /**
- * Scans `source` until `<body>` or its end. Stops pulling from an iterable as soon as `<body>` is
+ * Scans `source` until `<body>`, its end or the time budget (ScanResult.overBudget). Stops pulling from an iterable as soon as `<body>` is
  * seen and calls its `return()` so the producer is released (the caller then closes the upstream).
  * The WebAssembly rewriter is freed on every path.
  */
@@ -31,6 +35,9 @@ export async function scanHead(
     contentType: options.contentType ?? null,
     retainChunks: options.retainChunks ?? false,
     onImageUrl: options.onImageUrl,
+    budgetMs: options.budgetMs,
+    clock: options.clock,
+    cpuClock: options.cpuClock,
   });
   try {
     if (source instanceof Uint8Array) {
@@ -44,5 +51,6 @@ export async function scanHead(
     return await scanner.end();
   } finally {
     scanner.dispose();
+    options.onScanTime?.(scanner.scanMs);
   }
 }

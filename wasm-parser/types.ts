@@ -55,6 +55,11 @@ export interface ScanResult {
   bytesConsumed: number;
   /** True when the scan stopped at `<body>` rather than at the end of the input. */
   stoppedAtBody: boolean;
+  /**
+   * Present when the scan's time budget ran out first: `tags` hold what was found until then.
+   * Absent otherwise, so results compare equal to those made before budgets existed.
+   */
+  overBudget?: true;
   /** The charset the bytes were decoded with (WHATWG label, e.g. "utf-8", "shift_jis"). */
   charset: string;
 }

@@ -4,7 +4,7 @@
 
 import type { Metadata } from '../../generated/types.gen.js';
 import type { RawTags } from '../../wasm-parser/types.js';
-import { scanHead } from '../../wasm-parser/index.js';
+import { type Clock, scanHead } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
 import { FetchFailed, FetchTimeout } from '../errors.js';
 import { failures, type FetchFailure } from '../fetch/fetch-failure.js';
@@ -18,6 +18,9 @@ import { SingleFlight } from '../cache/single-flight.js';
 import type { Answer, CacheOutcome, MetadataService, Prefer, RequestTiming } from './service-types.js';
 import { mayBeChallengePage, refuseWalls } from '../walls/detect.js';
 import { hrefWithoutFragment } from '../url-fragment.js';
+import { RequestDeadline } from './request-deadline.js';
+import type { RecentScanTimes } from './scan-times.js';
+import { hostsOf, runEnrichers } from './run-enrichers.js';
 
 /** What an enricher sees and may fill in: both variants of one page, before they are cached. */
 export interface EnrichmentInput {
@@ -59,10 +62,17 @@ export interface MetadataServiceDeps {
    * answered if an enricher filled `embed`; otherwise the page's failure stands.
    */
   embedStandsIn?: (target: URL, failure: FetchFailure) => boolean;
+  /**
+   * Told what each scanned page cost: the head scan (both charset passes) and the rules after it,
+   * in milliseconds, with the client whose request fetched the page (a client whose pages are
+   * costly can be given a smaller share).
+   */
+  onScanCost?: (client: string | undefined, cpuMs: number) => void;
+  /** Keeps each scan's time for /healthz (scan-times.ts). */
+  scanTimes?: RecentScanTimes;
+  /** The scan budget's clock, wall and CPU time alike (tests drive it); the scanner's own by default. */
+  scanClock?: Clock;
 }
-
-/** Hosts prefetched per page at most: the probes use three URLs; a page listing hundreds gets no more. */
-const PREFETCH_HOSTS = 4;
 
 /** The cache key of a target: its URL without the fragment, which never reaches the server. */
 export function extractionKey(target: URL): string {
@@ -71,8 +81,8 @@ export function extractionKey(target: URL): string {
 
 export function createMetadataService(deps: MetadataServiceDeps): MetadataService {
   const { config, store } = deps;
-  /** Longest an extraction can take: the fetch deadline, the enrichment budget, and a margin. */
-  const flights = new SingleFlight(store, config.fetchTimeoutMs + config.enrichBudgetMs + 1000);
+  /** Longest an extraction can take: its deadline, and a margin. */
+  const flights = new SingleFlight(store, config.requestDeadlineMs + 1000);
 
   function settle(outcome: CacheOutcome, timing: RequestTiming | undefined): void {
     deps.onCache?.(outcome);
@@ -80,10 +90,11 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
   }
 
   async function extractHere(target: URL, key: string, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
+    const deadline = new RequestDeadline(config.requestDeadlineMs);
     try {
-      const { fresh, failed } = await fetchOrStandIn(target, client, timing);
+      const { fresh, failed } = await fetchOrStandIn(target, client, timing, deadline);
       const enriching = performance.now();
-      const allSettled = await runEnrichers(fresh, deps);
+      const allSettled = await runEnrichers(fresh, deps, Math.min(config.enrichBudgetMs, deadline.remainingMs()));
       timing?.step('enrich', performance.now() - enriching);
       // An enricher that overran the budget must not change what is already cached: then the
       // cache gets a copy. When every enricher has settled, nothing can touch the objects again.
@@ -104,14 +115,18 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
         return value;
       }
       throw err;
+    } finally {
+      deadline.clear();
     }
   }
 
   /** The page's extraction or, for a failure its oEmbed answer may stand in for, the object of a page with nothing to read. */
-  async function fetchOrStandIn(target: URL, client: string | undefined, timing: RequestTiming | undefined) {
+  async function fetchOrStandIn(target: URL, client: string | undefined, timing: RequestTiming | undefined, deadline: RequestDeadline) {
     try {
-      return { fresh: await fetchAndExtract(target, client, deps, timing), failed: null };
-    } catch (err) {
+      return { fresh: await fetchAndExtract(target, client, deps, deadline.signal, timing), failed: null };
+    } catch (caught) {
+      // A fetch or scan the deadline cut short fails as a timeout, whatever error the cut raised.
+      const err = deadline.explain(caught);
       if (!(err instanceof FetchFailed) || !err.pageFailure || !deps.embedStandsIn?.(target, err.failure)) throw err;
       const fresh: EnrichmentInput = { target, client, finalUrl: target, tags: null, og: emptyMetadata(target), twitter: emptyMetadata(target) };
       return { fresh, failed: err };
@@ -133,7 +148,7 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
         extraction = await flight.extraction;
       }
       if (!extraction.ok) {
-        if (extraction.code === 'FETCH_TIMEOUT') throw new FetchTimeout(extraction.reason, { deadlineMs: config.fetchTimeoutMs });
+        if (extraction.code === 'FETCH_TIMEOUT') throw new FetchTimeout(extraction.reason, { deadlineMs: config.fetchTimeoutMs, failure: extraction.failure });
         throw new FetchFailed(extraction.reason, { failure: extraction.failure ?? failures.unreachable() });
       }
       return { metadata: extraction[prefer], expiresAt: extraction.expiresAt };
@@ -150,11 +165,13 @@ function isHtml(contentType: string): boolean {
 async function fetchAndExtract(
   target: URL,
   client: string | undefined,
-  { config, safeFetch, prefetchHost }: MetadataServiceDeps,
+  deps: MetadataServiceDeps,
+  signal: AbortSignal,
   timing?: RequestTiming,
 ): Promise<EnrichmentInput> {
+  const { config, safeFetch, prefetchHost } = deps;
   const fetching = performance.now();
-  const res = await safeFetch(target, { maxBytes: config.maxPageBytes, client });
+  const res = await safeFetch(target, { maxBytes: config.maxPageBytes, client, signal });
   const scanning = performance.now();
   timing?.step('dns', res.timings?.dnsMs);
   timing?.step('connect', res.timings?.connectMs);
@@ -166,18 +183,30 @@ async function fetchAndExtract(
     const answer = { status: res.status, headers: res.headers, url: finalUrl, tags: null };
     refuseWalls(target, answer);
     if (res.status < 200 || res.status >= 300) {
-      if (isHtml(contentType) && mayBeChallengePage(res.status)) refuseWalls(target, { ...answer, tags: await headOfErrorPage(res.body, contentType) });
+      if (isHtml(contentType) && mayBeChallengePage(res.status)) refuseWalls(target, { ...answer, tags: await headOfErrorPage(res.body, contentType, deps) });
       throw new FetchFailed(`upstream status ${res.status}`, { failure: failures.httpStatus(res.status) });
     }
     const options = { requestedUrl: target, contentLanguage: res.headers['content-language'] ?? null };
 
     if (isHtml(contentType)) {
+      let scanMs = 0;
       // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.
-      const scan = await scanHead(res.body, { contentType, retainChunks: true, onImageUrl: prefetchHost && hostsOf(finalUrl, (host) => prefetchHost(host, client)) });
-      timing?.step('scan', performance.now() - scanning);
+      const scan = await scanHead(res.body, {
+        ...scanBudget(deps),
+        contentType,
+        retainChunks: true,
+        onImageUrl: prefetchHost && hostsOf(finalUrl, (host) => prefetchHost(host, client)),
+        onScanTime: (ms) => (scanMs = ms),
+      });
+      const ruling = performance.now();
+      timing?.step('scan', ruling - scanning);
       if (scan.bytesConsumed === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });
       refuseWalls(target, { ...answer, tags: scan.tags });
-      return { target, client, finalUrl, tags: scan.tags, ...extractBoth(scan.tags, finalUrl, options) };
+      const both = extractBoth(scan.tags, finalUrl, options);
+      const costMs = scanMs + (performance.now() - ruling);
+      deps.scanTimes?.record(costMs, scan.overBudget === true);
+      deps.onScanCost?.(client, costMs);
+      return { target, client, finalUrl, tags: scan.tags, ...both };
     }
 
     // docs/SPEC.md Metadata rule 2: not HTML, still the normalized object. An image URL describes
@@ -197,46 +226,16 @@ async function fetchAndExtract(
   }
 }
 
+/** The scan's time budget (SCAN_BUDGET_MS), on the injected clock when there is one. */
+function scanBudget({ config, scanClock }: MetadataServiceDeps) {
+  return { budgetMs: config.scanBudgetMs, clock: scanClock, cpuClock: scanClock };
+}
+
 /** The head of an error page, read for bot-check markers; null when it cannot be read (the status stands). */
-async function headOfErrorPage(body: AsyncIterable<Uint8Array>, contentType: string): Promise<RawTags | null> {
+async function headOfErrorPage(body: AsyncIterable<Uint8Array>, contentType: string, deps: MetadataServiceDeps): Promise<RawTags | null> {
   try {
-    return (await scanHead(body, { contentType, retainChunks: true })).tags;
+    return (await scanHead(body, { ...scanBudget(deps), contentType, retainChunks: true })).tags;
   } catch {
     return null;
-  }
-}
-
-/** Passes the hosts of a page's image URLs (resolved against the page URL) to `prefetch`, a few distinct ones at most. */
-function hostsOf(page: URL, prefetch: (hostname: string) => void): (rawUrl: string) => void {
-  const seen = new Set<string>([page.hostname]);
-  return (rawUrl) => {
-    if (seen.size > PREFETCH_HOSTS) return;
-    const url = URL.parse(rawUrl.trim(), page);
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || seen.has(url.hostname)) return;
-    seen.add(url.hostname);
-    prefetch(url.hostname);
-  };
-}
-
-/**
- * Every enricher at once, and never longer than the budget: the answer does not wait past it.
- * Resolves true when every enricher settled within the budget, false when some still run.
- */
-async function runEnrichers(input: EnrichmentInput, deps: MetadataServiceDeps): Promise<boolean> {
-  const enrichers = deps.enrichers ?? [];
-  if (enrichers.length === 0) return true;
-  const budget = new AbortController();
-  const timer = setTimeout(() => budget.abort(new Error('enrichment budget spent')), deps.config.enrichBudgetMs);
-  // Either every enricher has settled (nothing left to stop) or the budget's abort told those
-  // still running to stop: no second abort, whose error and stack trace would be built for nothing.
-  try {
-    const all = Promise.allSettled(enrichers.map((enrich) => enrich(input, budget.signal)));
-    const over = new Promise<void>((resolve) => budget.signal.addEventListener('abort', () => resolve(), { once: true }));
-    const settled = await Promise.race([all, over]);
-    if (!Array.isArray(settled)) return false;
-    for (const s of settled) if (s.status === 'rejected') deps.onEnricherError?.(s.reason);
-    return true;
-  } finally {
-    clearTimeout(timer);
   }
 }

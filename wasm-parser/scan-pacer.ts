@@ -1,0 +1,141 @@
+// The time one scan may take, and how it shares the event loop. lol-html's cost is set by what the
+// bytes hold, not by how many there are: element callbacks (a crossing out of WebAssembly and a
+// wrapper per matched element) make a head of tiny tags cost a hundred times a head of script
+// text of the same size. So the budget is counted in time, the thing it bounds: the sum of the
+// stretches spent decoding and writing into lol-html, both charset passes included. Waiting for
+// the network does not count. Past the budget the scan stops and the page is answered from the
+// tags found so far, as the byte cap already does (a partial answer, never an error: the tags are
+// the page's own, and the head's metadata comes first in real pages).
+//
+// Which time: on a busy machine the wall clock runs several times faster than our CPU time (the
+// process waits for a core), so a budget of wall time would cut ordinary pages short under load.
+// The first half of the budget is counted on the wall clock, which costs nothing to read and never
+// undercounts; past it each piece is counted in CPU time (process.cpuUsage, ~1 µs a call): a page
+// that needs at most half the budget of CPU is never cut, however loaded the machine.
+//
+// The bytes go to lol-html in pieces sized so that one piece takes about a slice (SLICE_MS), from
+// the cost per byte of the piece before; after a slice of work the scan waits for a turn of the
+// event loop (nextTurn: one waiting scan goes on per turn, after pending I/O), so other requests
+// are answered between the pieces of heavy pages. The clock is injected: tests drive it.
+
+import { performance } from 'node:perf_hooks';
+
+/** Work between two yields to the event loop, and the time one piece is sized to take. */
+export const SLICE_MS = 2;
+
+/**
+ * The largest piece written at once (the block splitter's largest block), which a head of cheap
+ * bytes (script text) grows to: each write has a fixed cost, and 32 KiB pieces made the corpus's
+ * scans ~10% slower (its long heads are most of its bytes). At the most expensive bytes we could
+ * build (~0.21 µs a byte, bench/results/scan-budget.md) a piece this size takes ~14 ms: the longest
+ * stretch, paid once when a page turns from cheap to expensive (the next piece is sized from it).
+ */
+export const MAX_PIECE = 64 * 1024;
+
+/**
+ * The smallest piece: each write into lol-html has a fixed cost, and a piece that took long because
+ * the process lost its core or collected garbage would otherwise shrink the next ones for nothing.
+ * At the most expensive bytes we could build this size takes under 2 ms (a slice).
+ */
+export const MIN_PIECE = 8 * 1024;
+
+export type Clock = () => number;
+
+/** The global `performance` is a lazy getter in Node 20; the bound method skips it on every reading. */
+const wallMs: Clock = performance.now.bind(performance);
+
+export interface ScanBudgetOptions {
+  /** Milliseconds of scanning allowed; Infinity (the default) never stops the scan. */
+  budgetMs?: number;
+  /** Wall time in milliseconds, monotonic; performance.now by default. */
+  clock?: Clock;
+  /** CPU time of the process in milliseconds; process.cpuUsage by default. */
+  cpuClock?: Clock;
+}
+
+function processCpuMs(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+}
+
+export class ScanPacer {
+  /** Time spent scanning so far (every pass), in the clock's milliseconds. */
+  spentMs = 0;
+  private readonly budgetMs: number;
+  private readonly clock: Clock;
+  private readonly cpuClock: Clock;
+  private sinceYieldMs = 0;
+  private piece = MAX_PIECE;
+  private startedAt = 0;
+  /** The CPU clock at the start of the piece, or NaN while the wall clock counts (the first half). */
+  private cpuStartedAt = Number.NaN;
+
+  constructor(options: ScanBudgetOptions = {}) {
+    this.budgetMs = options.budgetMs ?? Infinity;
+    this.clock = options.clock ?? wallMs;
+    this.cpuClock = options.cpuClock ?? processCpuMs;
+  }
+
+  /** True once the budget is spent: nothing more may be written. */
+  get exhausted(): boolean {
+    return this.spentMs >= this.budgetMs;
+  }
+
+  /** Bytes for the next write: about one slice of work at the cost per byte seen last. */
+  get pieceSize(): number {
+    return this.piece;
+  }
+
+  /** Starts timing a piece of work. */
+  begin(): void {
+    this.startedAt = this.clock();
+    this.cpuStartedAt = this.spentMs * 2 >= this.budgetMs ? this.cpuClock() : Number.NaN;
+  }
+
+  /** Charges the piece of `bytes` begun last, and sizes the next piece from its cost. */
+  charge(bytes: number): void {
+    const ms = Math.max(0, this.clock() - this.startedAt);
+    this.spentMs += Number.isNaN(this.cpuStartedAt) ? ms : Math.max(0, this.cpuClock() - this.cpuStartedAt);
+    this.sinceYieldMs += ms;
+    // A short piece (an early block of the head, the tail of a block) says little about the cost per byte.
+    if (bytes >= MIN_PIECE) {
+      const fitting = ms <= 0 ? MAX_PIECE : Math.floor((bytes * SLICE_MS) / ms);
+      // Grows at most twofold a piece, so a page that turns expensive pays for one piece at most.
+      this.piece = Math.max(MIN_PIECE, Math.min(MAX_PIECE, fitting, this.piece * 2));
+    }
+  }
+
+  /**
+   * A promise to await before the next piece when a slice of work is done (the event loop's turn),
+   * else null: the common short head never waits, and pays for no promise.
+   */
+  turn(): Promise<void> | null {
+    if (this.sinceYieldMs < SLICE_MS) return null;
+    this.sinceYieldMs = 0;
+    return nextTurn();
+  }
+}
+
+/**
+ * Every scan that has used up its slice waits here, and one of them goes on per turn of the event
+ * loop, in the order they came. With a setImmediate each, eight heavy scans would each run a slice
+ * in the same turn, and a request arriving meanwhile would wait for all eight.
+ */
+const waiting: (() => void)[] = [];
+let armed = false;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (!armed) {
+      armed = true;
+      setImmediate(letOneGo);
+    }
+  });
+}
+
+function letOneGo(): void {
+  waiting.shift()?.();
+  if (waiting.length > 0) setImmediate(letOneGo);
+  else armed = false;
+}
