@@ -36,6 +36,16 @@ export class DnsWindow {
     return sum;
   }
 
+  /**
+   * True while the window is degraded and no query in it was answered at all (not even with
+   * NXDOMAIN): then it is the nameservers that are silent, not a few names. While any answer
+   * comes, a timeout is the name's own (a zone that never answers), not the resolver's.
+   */
+  get nameserversSilent(): boolean {
+    const { queries, timeouts, unreachable } = this.totals();
+    return this.degraded && queries === timeouts + unreachable;
+  }
+
   get degraded(): boolean {
     const { queries, timeouts, unreachable } = this.totals();
     const unanswered = timeouts + unreachable;

@@ -38,8 +38,9 @@ export type DnsOutcome = 'answered' | 'nxdomain' | 'nodata' | 'servfail' | 'refu
 /**
  * The code of a lookup that failed because of our nameservers, not the name: none could be
  * reached (c-ares' ECONNREFUSED: nothing listens at DNS_SERVERS), or the name timed out while
- * most queries of the last 20 s went unanswered (dns-window.ts, the rule that makes /healthz
- * degraded). The caller is told the resolver failed (fetch-failure.ts), not the site.
+ * the nameservers answered no query of the last 20 s (dns-window.ts nameserversSilent: while
+ * they answer others, a silent name is the name's own failure, however many an attacker sends).
+ * The caller is told the resolver failed (fetch-failure.ts), not the site.
  */
 export const RESOLVER_UNAVAILABLE = 'EDNSUNAVAILABLE';
 /** How a lookup was served: from the cache (an answer or a remembered failure), by a new query, or by one already in flight. */
@@ -165,7 +166,7 @@ export class DnsResolver {
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       this.observe(outcomeOf(typeof code === 'string' ? code : 'EDNSFAILED'), started);
-      const ours = code === 'ECONNREFUSED' || (code === 'ETIMEOUT' && this.recent.degraded);
+      const ours = code === 'ECONNREFUSED' || (code === 'ETIMEOUT' && this.recent.nameserversSilent);
       const failure = dnsError(ours ? RESOLVER_UNAVAILABLE : typeof code === 'string' ? code : 'EDNSFAILED', name);
       if (code !== 'ECANCELLED') this.cache.set(name, { code: failure.code }, { ttl: DNS_CACHE.failureTtlMs });
       throw failure;

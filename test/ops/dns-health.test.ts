@@ -6,7 +6,19 @@ import { respond, startUpstream } from '../helpers/upstream.js';
 import { startWorldDns } from '../world/dns-server.js';
 
 // /healthz and /metrics while lookups time out. The rule (fetch/dns-window.ts): degraded while, in
-// the last 30 s, at least 5 queries timed out and they were at least 20% of all queries.
+// the last 20 s, at least 5 queries timed out and they were at least 20% of all queries.
+
+test('the nameservers are silent only when no query of the window was answered: one answer makes timeouts the names\' own', () => {
+  let now = 100_000;
+  const window = new DnsWindow(() => now);
+  for (let i = 0; i < 10; i++) window.record(true);
+  assert.equal([window.degraded, window.nameserversSilent], [true, true], 'ten timeouts and nothing answered');
+  window.record(false);
+  assert.equal([window.degraded, window.nameserversSilent], [true, false], 'an answer: the nameservers are alive, some names are not');
+  now += DNS_DEGRADED.windowMs + 1;
+  window.record(true, true);
+  assert.is(window.nameserversSilent, false, 'one unreachable query is not yet degraded');
+});
 
 test('the degraded rule: enough timeouts, and a large enough share of the queries, within the window', () => {
   let now = 100_000;
