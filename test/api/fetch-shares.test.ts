@@ -58,8 +58,10 @@ shares("a client's slow pages wait in its own share; another client's page answe
   try {
     const slow = [1, 2, 3].map((i) => as(svc, meta(up, `/hang?${i}`), 71));
     const h = await healthWhen(svc, (h) => h.upstream_fetches.capped === 1);
-    assert.equal(h.upstream_fetches, { in_flight: 2, max_in_flight: 2048, queued: 0, capped: 1, saturated: false });
+    // Both granted at once (a wait of 0); the third waits on its own client's share, not counted.
+    assert.equal(h.upstream_fetches, { in_flight: 2, max_in_flight: 2048, queued: 0, capped: 1, saturated: false, wait_ms: { p50: 0, p90: 0, max: 0 } });
     assert.is(h.status, 'ok', 'a client held back by its own share is no saturation');
+    assert.equal(h.degraded_by, []);
     const other = await as(svc, meta(up, '/p'), 72);
     assert.equal([other.status, other.json.title], [200, 'P']);
     assert.ok((await Promise.all(slow)).every((r) => r.status === 422));
@@ -127,8 +129,11 @@ shares('every slot taken with a fetch waiting: /healthz says saturated and degra
   try {
     const held = [1, 2, 3].map((i) => as(svc, meta(up, `/hang?sat${i}`), 80 + i));
     const h = await healthWhen(svc, (h) => h.upstream_fetches.queued === 1);
-    assert.equal(h.upstream_fetches, { in_flight: 2, max_in_flight: 2, queued: 1, capped: 0, saturated: true });
+    const { wait_ms, ...slots } = h.upstream_fetches;
+    assert.equal(slots, { in_flight: 2, max_in_flight: 2, queued: 1, capped: 0, saturated: true });
+    assert.equal(wait_ms, { p50: 0, p90: 0, max: 0 }, 'the two granted at once; the third still waits');
     assert.is(h.status, 'degraded');
+    assert.equal(h.degraded_by, ['fetch_slots']);
     await Promise.all(held);
   } finally {
     await svc.close();
