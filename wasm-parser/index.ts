@@ -38,6 +38,7 @@ export async function scanHead(
     budgetMs: options.budgetMs,
     clock: options.clock,
     cpuClock: options.cpuClock,
+    onPiece: options.onPiece,
   });
   try {
     if (source instanceof Uint8Array) {

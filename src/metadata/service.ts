@@ -197,6 +197,8 @@ async function fetchAndExtract(
         retainChunks: true,
         onImageUrl: prefetchHost && hostsOf(finalUrl, (host) => prefetchHost(host, client)),
         onScanTime: (ms) => (scanMs = ms),
+        // Charged piece by piece, so a client's share shrinks while its costly scans still run.
+        onPiece: (ms) => deps.onScanCost?.(client, ms),
       });
       const ruling = performance.now();
       timing?.step('scan', ruling - scanning);
@@ -205,7 +207,7 @@ async function fetchAndExtract(
       const both = extractBoth(scan.tags, finalUrl, options);
       const costMs = scanMs + (performance.now() - ruling);
       deps.scanTimes?.record(costMs, scan.overBudget === true);
-      deps.onScanCost?.(client, costMs);
+      deps.onScanCost?.(client, costMs - scanMs); // the rules; the scan's pieces are charged already
       return { target, client, finalUrl, tags: scan.tags, ...both };
     }
 
