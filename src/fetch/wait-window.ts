@@ -1,11 +1,13 @@
 // How long grants of a fair scheduler waited over the last 10 s: what /healthz reads to tell
-// whether clients are being slowed. One record per grant, bounded in number (the oldest go first
-// past MAX_RECORDS), percentiles computed when asked (a health poll, not every grant).
+// whether clients are being slowed. One sample per grant (recent-samples.ts), percentiles computed
+// when asked (a health poll, not every grant).
+
+import { RecentSamples } from '../recent-samples.js';
 
 /** The window: long enough to span a poll interval, short enough that an attack's end shows soon. */
 export const WAIT_WINDOW_MS = 10_000;
 
-/** Grants remembered at most: a burst of grants costs bounded memory (16 bytes each). */
+/** Grants remembered at most: a burst of grants costs bounded memory. */
 const MAX_RECORDS = 20_000;
 
 export interface WaitStats {
@@ -18,31 +20,19 @@ export interface WaitStats {
 }
 
 export class WaitWindow {
-  private at: number[] = [];
-  private waited: number[] = [];
+  private readonly samples: RecentSamples;
 
-  constructor(private readonly now: () => number) {}
+  constructor(now: () => number) {
+    this.samples = new RecentSamples({ windowMs: WAIT_WINDOW_MS, maxSamples: MAX_RECORDS, now });
+  }
 
   record(waitedMs: number): void {
-    this.at.push(this.now());
-    this.waited.push(waitedMs);
-    if (this.at.length > MAX_RECORDS) this.drop(this.at.length - MAX_RECORDS);
+    this.samples.record(waitedMs);
   }
 
   stats(): WaitStats {
-    const since = this.now() - WAIT_WINDOW_MS;
-    let old = 0;
-    while (old < this.at.length && this.at[old]! <= since) old++;
-    this.drop(old);
-    const sorted = [...this.waited].sort((a, b) => a - b);
-    const at = (q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!);
-    return { p50: round(at(0.5)), p90: round(at(0.9)), max: round(sorted.at(-1) ?? 0), count: sorted.length };
-  }
-
-  private drop(n: number): void {
-    if (n <= 0) return;
-    this.at = this.at.slice(n);
-    this.waited = this.waited.slice(n);
+    const { p50, p90, max, count } = this.samples.summary();
+    return { p50: round(p50), p90: round(p90), max: round(max), count };
   }
 }
 
