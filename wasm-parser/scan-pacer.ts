@@ -21,7 +21,7 @@
 import { performance } from 'node:perf_hooks';
 
 /** Work between two yields to the event loop, and the time one piece is sized to take. */
-export const SLICE_MS = 2;
+export const SLICE_MS = 1;
 
 /**
  * The largest piece written at once (the block splitter's largest block), which a head of cheap
@@ -35,9 +35,10 @@ export const MAX_PIECE = 64 * 1024;
 /**
  * The smallest piece: each write into lol-html has a fixed cost, and a piece that took long because
  * the process lost its core or collected garbage would otherwise shrink the next ones for nothing.
- * At the most expensive bytes we could build this size takes under 2 ms (a slice).
+ * At the most expensive bytes we could build this size takes under 1 ms (a slice): a heavy page
+ * then holds the event loop no longer than a cached answer can wait.
  */
-export const MIN_PIECE = 8 * 1024;
+export const MIN_PIECE = 4 * 1024;
 
 export type Clock = () => number;
 
