@@ -64,15 +64,18 @@ export class HealthMonitor {
     const delay = { p99: Math.max(now.p99, this.last.p99), max: Math.max(now.max, this.last.max) };
     const redisUp = this.sources.redisUp();
     const redis = redisUp === null ? 'not_configured' : redisUp ? 'ok' : 'down';
-    const fetches = slotReport(this.sources.fetchSlots);
-    const lookups = this.sources.lookupSlots && slotReport(this.sources.lookupSlots);
+    const fetchWait = this.sources.fetchSlots.recentWait();
+    const lookupSlots = this.sources.lookupSlots;
+    const lookupWait = lookupSlots?.recentWait();
+    const fetches = slotReport(this.sources.fetchSlots, fetchWait);
+    const lookups = lookupSlots && lookupWait ? slotReport(lookupSlots, lookupWait) : null;
     const dns = this.sources.dns();
     const scans = this.sources.scans?.() ?? null;
     const reasons = degradedBy({
       redisDown: redis === 'down',
       eventLoopP99Ms: delay.p99,
-      fetches: { saturated: fetches.saturated, capped: fetches.capped, wait: this.sources.fetchSlots.recentWait() },
-      lookups: lookups && { saturated: lookups.saturated, wait: this.sources.lookupSlots!.recentWait() },
+      fetches: { saturated: fetches.saturated, capped: fetches.capped, wait: fetchWait },
+      lookups: lookups && lookupWait ? { saturated: lookups.saturated, wait: lookupWait } : null,
       dnsDegraded: dns.degraded,
       scans,
     });
@@ -103,8 +106,7 @@ export class HealthMonitor {
 }
 
 /** A fair scheduler's slots as /healthz shows them, with the waits of the last 10 s. */
-function slotReport(slots: Slots): Health['upstream_fetches'] {
-  const { p50, p90, max } = slots.recentWait();
+function slotReport(slots: Slots, { p50, p90, max }: WaitStats): Health['upstream_fetches'] {
   return {
     in_flight: slots.inFlight,
     max_in_flight: slots.maxActive,

@@ -63,9 +63,9 @@ export interface MetadataServiceDeps {
    */
   embedStandsIn?: (target: URL, failure: FetchFailure) => boolean;
   /**
-   * Told what each scanned page cost: the head scan (both charset passes) and the rules after it,
-   * in milliseconds, with the client whose request fetched the page (a client whose pages are
-   * costly can be given a smaller share).
+   * Told what scanning a page costs, in milliseconds, with the client whose request fetched it (a
+   * client whose pages are costly can be given a smaller share): each piece of the head scan as it
+   * is written (both charset passes), then the rules after it.
    */
   onScanCost?: (client: string | undefined, cpuMs: number) => void;
   /** Keeps each scan's time for /healthz (scan-times.ts). */
@@ -205,9 +205,9 @@ async function fetchAndExtract(
       if (scan.bytesConsumed === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });
       refuseWalls(target, { ...answer, tags: scan.tags });
       const both = extractBoth(scan.tags, finalUrl, options);
-      const costMs = scanMs + (performance.now() - ruling);
-      deps.scanTimes?.record(costMs, scan.overBudget === true);
-      deps.onScanCost?.(client, costMs - scanMs); // the rules; the scan's pieces are charged already
+      const rulesMs = performance.now() - ruling;
+      deps.scanTimes?.record(scanMs + rulesMs, scan.overBudget === true);
+      deps.onScanCost?.(client, rulesMs); // the scan's pieces were charged as they were written
       return { target, client, finalUrl, tags: scan.tags, ...both };
     }
 

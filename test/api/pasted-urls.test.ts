@@ -37,12 +37,17 @@ const proxyPath = (url: string) => `/v1/cors-proxy?url=${encodeURIComponent(url)
 const lastTarget = (up: Upstream) => up.requests.at(-1)!.path;
 
 // [what it is, path and query as pasted, as WHATWG writes them out, as an RFC 3986 URI]
+/**
+ * Node 20's URL parser keeps `^` in a path; Node 24's, after a later edition of the URL Standard,
+ * percent-encodes it. What is fetched is what this runtime's parser writes, one of the two.
+ */
+const CARET_PATH = new URL('http://h/{id}^/x').pathname;
+if (CARET_PATH !== '/%7Bid%7D^/x' && CARET_PATH !== '/%7Bid%7D%5E/x') throw new Error(`unexpected URL parser: ${CARET_PATH}`);
+
 const pasted: Array<[string, string, string, string]> = [
   ['a Google Fonts URL (|)', '/css2?family=Roboto|Open+Sans&display=swap', '/css2?family=Roboto|Open+Sans&display=swap', '/css2?family=Roboto%7COpen+Sans&display=swap'],
   ['a JSON:API page ([ ])', '/articles?page[number]=2&page[size]=10', '/articles?page[number]=2&page[size]=10', '/articles?page%5Bnumber%5D=2&page%5Bsize%5D=10'],
-  // Node 20's parser keeps ^ in a path; Node 24's, after a later edition of the URL Standard,
-  // percent-encodes it: what is fetched is what this runtime's parser writes.
-  ['braces and a caret in the path', '/{id}^/x', new URL('http://h/{id}^/x').pathname, '/%7Bid%7D%5E/x'],
+  ['braces and a caret in the path', '/{id}^/x', CARET_PATH, '/%7Bid%7D%5E/x'],
   ['braces and a caret in the query', '/search?q={a}^b', '/search?q={a}^b', '/search?q=%7Ba%7D%5Eb'],
   ['a trailing space', '/trailing ', '/trailing', '/trailing'],
   ['a leading space and a space inside', ' /inner space', '/inner%20space', '/inner%20space'],
@@ -54,7 +59,6 @@ for (const [name, raw, written, uri] of pasted) {
     const res = await svc.request(metadataPath(url));
     assert.is(res.status, 200, res.text);
     assert.is(lastTarget(up), written);
-    assert.ok(written === '/%7Bid%7D^/x' || written === '/%7Bid%7D%5E/x' || !raw.startsWith('/{'), written);
     assert.is(res.json.url, `${up.origin}${uri}`);
     assert.is(res.json.title, 'pasted');
   });
