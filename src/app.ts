@@ -3,6 +3,7 @@
 // port 0.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import Koa from 'koa';
 import compress from 'koa-compress';
 import zlib from 'node:zlib';
 import type { Redis } from 'ioredis';
@@ -14,8 +15,7 @@ import { errorBoundary } from './api/error-boundary.js';
 import { refuseFetchLoops } from './api/fetch-loop.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { rateLimit } from './api/rate-limit.js';
-import { withFastPath } from './api/fast-path.js';
-import { ServiceKoa } from './api/hand-over.js';
+import { cachedAnswers } from './api/cached-answer.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter } from './api/router.js';
 import { showcaseLocation } from './api/showcase-location.js';
@@ -63,12 +63,12 @@ export interface AppDeps {
 }
 
 export interface App {
-  koa: ServiceKoa;
+  koa: Koa;
   health: HealthMonitor;
   metrics: Metrics;
-  /** Answers already sent, by exact request target (the cached-hit fast path's store). */
+  /** Answers already sent, by exact request target (answered again by api/cached-answer.ts). */
   responses: ResponseStore;
-  /** The request listener: cached hits answered at once (api/fast-path.ts), the rest by Koa. */
+  /** The request listener: Koa's. */
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   /** True while Redis is configured but failing (the memory stores are answering). */
   readonly degraded: boolean;
@@ -153,8 +153,9 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     showcaseLocation: showcaseLocation(config),
   });
 
-  const koa = new ServiceKoa({ proxy: config.trustProxy, maxIpsCount: 1 });
+  const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // every error is answered and logged by errorBoundary
+  const hits = metrics.cache.labels({ outcome: 'hit' });
   const logRequest = requestLogger(logger, (route, status, seconds) => {
     metrics.requests.inc({ route, status });
     metrics.requestDuration.observe({ route }, seconds);
@@ -167,6 +168,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   koa.use(errorBoundary(logger));
   koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);
+  koa.use(cachedAnswers(responses, () => hits.inc()));
   koa.use(assetRoutes(config));
   koa.use(router);
 
@@ -176,10 +178,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     health,
     metrics,
     responses,
-    callback: () => {
-      const hits = metrics.cache.labels({ outcome: 'hit' });
-      return withFastPath({ responses, limiter, trustProxy: config.trustProxy, logRequest, onHit: () => hits.inc() }, koa.handOver());
-    },
+    callback: () => koa.callback(),
     get degraded() {
       return failover?.degraded ?? false;
     },

@@ -3,7 +3,7 @@
 
 import type { Context, Next } from 'koa';
 
-/** What every response carries; the fast path (api/fast-path.ts) sends the same. */
+/** What every response carries. */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   // Headers a browser script may read beside the CORS-safelisted ones.

@@ -32,7 +32,7 @@ export interface HandlerDeps {
   proxy: ImageProxy;
   health: HealthMonitor;
   metrics: Metrics;
-  /** Where answers are kept for the fast path. */
+  /** Where answers are kept to be answered again (api/cached-answer.ts). */
   responses: ResponseStore;
 }
 

@@ -34,7 +34,7 @@ interface RequestRecord {
   reason?: string;
 }
 
-/** Writes the line and counts the request; shared by the Koa middleware and the fast path. */
+/** Writes the line and counts the request. */
 export type RequestLogger = (record: RequestRecord) => void;
 
 export const newRequestId: () => string = randomUUID;
