@@ -27,17 +27,13 @@ import type { SafeFetch } from './fetch/types.js';
 import { HealthMonitor } from './health.js';
 import { createLogger } from './log.js';
 import { Metrics } from './metrics.js';
-import {
-  FallbackExtractionStore,
-  MemoryExtractionStore,
-  RedisExtractionStore,
-  type ExtractionStore,
-} from './cache/extraction-store.js';
-import { ResponseStore, responseStoreOptions } from './cache/response-store.js';
+import { cachedMetadata } from './cache/cached-metadata.js';
+import type { ResponseStore } from './cache/response-store.js';
+import { createCacheStores } from './cache/stores.js';
 import { embedLookup, type EmbedLookupDeps } from './metadata/enrich-embed.js';
 import { imageEnricher } from './metadata/enrich-images.js';
 import { safetyEnricher } from './metadata/enrich-safety.js';
-import { createMetadataService, type Enricher } from './metadata/service.js';
+import { createMetadataPipeline, type Enricher } from './metadata/service.js';
 import { RecentScanTimes } from './metadata/scan-times.js';
 import type { MetadataService } from './metadata/service-types.js';
 import { createImageProxy } from './proxy/proxy.js';
@@ -117,14 +113,11 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   });
   const embeds = embedLookup({ safeFetch, providers: deps.oembedProviders });
   const enrichers = deps.enrichers ?? [safetyEnricher(safety), imageEnricher({ safeFetch, config }), embeds.enricher];
-  const metadata =
-    deps.metadata ??
-    createMetadataService({
+  const { extractions, responses } = createCacheStores(config, redis, failover);
+  const pipeline = createMetadataPipeline({
       config,
       safeFetch,
-      store: createExtractionStore(config, redis, failover),
       enrichers,
-      onCache: (outcome) => metrics.cache.inc({ outcome }),
       embedStandsIn: embeds.standsIn,
       onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
       // A client whose pages cost CPU to scan gets smaller shares of fetches and lookups while
@@ -139,8 +132,8 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
           ? (host, client) => fetcher.lookups?.prefetch(host, client)
           : undefined,
     });
+  const metadata = deps.metadata ?? cachedMetadata(pipeline, { config, store: extractions, onCache: (outcome) => metrics.cache.inc({ outcome }) });
 
-  const responses = new ResponseStore(responseStoreOptions(config));
   const router = await createRouter(createHandlers({
       config,
       metadata,
@@ -229,9 +222,4 @@ function createRateLimitStore(config: Config, redis: Redis | null, failover: Fai
   const opts = { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
   const memory = new MemoryRateLimitStore(opts);
   return redis && failover ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts, config.redisKeyPrefix), memory, failover) : memory;
-}
-
-function createExtractionStore(config: Config, redis: Redis | null, failover: Failover | null): ExtractionStore {
-  const memory = new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes });
-  return redis && failover ? new FallbackExtractionStore(new RedisExtractionStore(redis, config.redisKeyPrefix), memory, failover) : memory;
 }
