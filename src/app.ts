@@ -45,7 +45,7 @@ import { RedisRateLimitStore } from './store/rate-limit-redis.js';
 
 export interface AppDeps {
   logger?: Logger;
-  /** How upstream fetches resolve names and judge addresses (tests inject a resolver). */
+  /** How upstream fetches resolve names (a resolver of the caller's, closed by it) and judge addresses. */
   fetch?: SafeFetchDeps;
   /** Replaces the whole metadata pipeline (tests of the HTTP layer alone). */
   metadata?: MetadataService;
@@ -98,7 +98,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const scanTimes = new RecentScanTimes();
   const health = new HealthMonitor({
     fetchSlots: fetcher.limiter,
-    lookupSlots: fetcher.lookups?.scheduler ?? null,
+    lookupSlots: fetcher.lookups.scheduler,
     scans: () => scanTimes.recent(),
     redisUp: () => (failover ? !failover.degraded && redis.status === 'ready' : null),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
@@ -125,12 +125,8 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       onScanCost: (client, cpuMs) => fetcher.chargeCpu(client, cpuMs),
       scanTimes,
       // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
-      // Not when a test resolves names with its own lookup (no lookups: the resolver would ask
-      // the system's nameservers).
       prefetchHost:
-        config.probeImages && deps.prefetchImageHosts !== false && fetcher.lookups !== null
-          ? (host, client) => fetcher.lookups?.prefetch(host, client)
-          : undefined,
+        config.probeImages && deps.prefetchImageHosts !== false ? (host, client) => fetcher.lookups.prefetch(host, client) : undefined,
     });
   const metadata = deps.metadata ?? cachedMetadata(pipeline, { config, store: extractions, onCache: (outcome) => metrics.cache.inc({ outcome }) });
 

@@ -42,7 +42,7 @@ function headersFor(coding: Coding): Record<string, string> {
 
 /**
  * Answers a GET or HEAD whose exact request target is stored, in the coding the client accepts;
- * anything else goes on. Koa's compress middleware leaves an encoded body alone.
+ * anything else goes on.
  */
 export function cachedAnswers(responses: ResponseStore, onHit: () => void = () => {}) {
   return function cachedAnswers(ctx: Context, next: Next): Promise<void> | void {
@@ -52,6 +52,7 @@ export function cachedAnswers(responses: ResponseStore, onHit: () => void = () =
     if (bodies === undefined) return next();
     const { body, coding } = codedBody(bodies, preferredCoding(ctx.get('Accept-Encoding')));
     ctx.set(HIT_HEADERS[coding]);
+    ctx.compress = false; // already in the coding chosen: koa-compress need not look again
     ctx.body = body; // HEAD: Koa sends the headers and drops the body
     onHit();
   };
@@ -68,6 +69,7 @@ export function sendAnswer(ctx: Context, responses: ResponseStore, metadata: Met
   // A request naming a near miss carries a warning a stored answer would not: it is not stored.
   if (!ctx.res.hasHeader(WARNING_HEADER)) responses.set(ctx.originalUrl, bodies, expiresAt);
   const { body, coding } = codedBody(bodies, preferredCoding(ctx.get('Accept-Encoding')));
+  ctx.compress = false;
   ctx.body = body;
   ctx.set(HEADERS[coding]);
 }
