@@ -7,8 +7,8 @@
 import type { Context, Next } from 'koa';
 import type { Metadata } from '../../generated/types.gen.js';
 import type { ResponseStore } from '../cache/response-store.js';
-import { PATHS } from '../routes.js';
-import { codedBody, lazyBodies, preferredCoding, type Coding } from './content-coding.js';
+import { PATHS } from '../paths.js';
+import { codedBody, lazyBodies, preferredCoding, type Coding } from '../content-coding.js';
 import { WARNING_HEADER } from './near-miss.js';
 import { HIT_SERVER_TIMING } from './server-timing.js';
 

@@ -4,7 +4,7 @@
 import type { Context, Next } from 'koa';
 import { FetchLoop } from '../errors.js';
 import { carriesOurVia } from '../fetch/policy.js';
-import { API_PREFIX } from '../routes.js';
+import { API_PREFIX } from '../paths.js';
 
 export async function refuseFetchLoops(ctx: Context, next: Next): Promise<void> {
   if (ctx.path.startsWith(API_PREFIX) && carriesOurVia(ctx.headers.via)) throw new FetchLoop();

@@ -14,7 +14,8 @@ import type { MetadataService } from '../metadata/service-types.js';
 import type { ResponseStore } from '../cache/response-store.js';
 import { sendAnswer } from './cached-answer.js';
 import { clientIp } from './client-ip.js';
-import { OPENAPI_PATH, type Operations } from './router.js';
+import { OPENAPI_PATH } from '../package-root.js';
+import type { Operations } from './router.js';
 import { ServerTiming } from './server-timing.js';
 import { StaticAsset } from '../assets/static-asset.js';
 

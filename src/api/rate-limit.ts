@@ -1,5 +1,5 @@
 // One budget per client IP over the two data endpoints together (docs/SPEC.md "Limits": 20 requests
-// per 10 s, shared by both data paths of routes.ts; /component.js, /openapi.yaml and / are not
+// per 10 s, shared by both data paths of paths.ts; /component.js, /openapi.yaml and / are not
 // counted). A client is its IPv4 address or its IPv6 /64 (client-key.ts). The store decides; this
 // sets the headers and raises RateLimited. Only these exact paths reach the two operations
 // (api/router.ts answers a trailing slash 404), so counting by path misses none of them.
@@ -7,7 +7,7 @@
 import type { Next, ParameterizedContext } from 'koa';
 import { RateLimited } from '../errors.js';
 import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
-import { DATA_PATHS } from '../routes.js';
+import { DATA_PATHS } from '../paths.js';
 import { requestClient } from './client-ip.js';
 
 /** The headers every counted request carries, allowed or not (docs/SPEC.md "Limits"). */

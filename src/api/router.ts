@@ -2,19 +2,16 @@
 // the query against openapi.yaml, the same document the SDK is generated from, so server
 // and clients share one contract. Settings that are off by default are switched on here.
 
-import path from 'node:path';
 import type { Context } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Request as ApiRequest } from 'openapi-backend';
 import addFormatsModule from 'ajv-formats';
 import { MethodNotAllowed, NotFound } from '../errors.js';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { OPENAPI_PATH } from '../package-root.js';
 import type { TargetOptions } from '../fetch/target.js';
 import { nearMissWarning, WARNING_HEADER } from './near-miss.js';
 import { operationTable } from './operation-table.js';
 import type { ShowcaseRequest } from './showcase-location.js';
 import { invalid, isMissingUrl, problemsOf } from './validation.js';
-
-export const OPENAPI_PATH = path.join(PACKAGE_ROOT, 'openapi.yaml');
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped in `default`.
 type AddFormats = (ajv: unknown, formats: string[]) => unknown;

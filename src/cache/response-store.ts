@@ -6,7 +6,7 @@
 
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
-import type { CodedBodies } from '../api/content-coding.js';
+import type { CodedBodies } from '../content-coding.js';
 import { remainingMs } from './lifetime.js';
 
 export interface ResponseStoreOptions {
