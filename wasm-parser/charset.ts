@@ -4,7 +4,7 @@
 //   2. bytes that are valid UTF-8 are UTF-8, whatever is declared: real pages often declare a
 //      charset they are not stored in (the corpus has gb2312, windows-1251 and iso-8859-1 pages
 //      saved as UTF-8), and text that validates as UTF-8 is almost never anything else;
-//   3. the charset parameter of the HTTP Content-Type;
+//   3. the charset parameter of the HTTP Content-Type (read by src/media-type.ts);
 //   4. the first `<meta charset>` / `<meta http-equiv=content-type>` before `<body>`, wherever it is
 //      (browsers re-decode when it comes after the first 1024 bytes, HTML "change the encoding");
 //   5. windows-1252 (the WHATWG default for an unknown locale).
@@ -66,14 +66,6 @@ export function encodingForLabel(label: string): string | null {
 export function encodingForDeclaredLabel(label: string): string | null {
   const name = encodingForLabel(label);
   return name === 'utf-16le' || name === 'utf-16be' ? 'utf-8' : name;
-}
-
-/** The charset parameter of a Content-Type header value (RFC 9110 8.3.1), unresolved. */
-export function charsetOfContentType(contentType: string | null | undefined): string | null {
-  if (!contentType) return null;
-  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(contentType);
-  const label = match?.[1] ?? match?.[2];
-  return label ? label.trim() : null;
 }
 
 /**
