@@ -151,7 +151,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
         deps.logger?.warn({ url: hrefWithoutFragment(url), hop, problem }, 'upstream target refused');
         throw new FetchFailed(`${hop === 0 ? 'target' : 'redirect target'} refused: ${problem}`, { failure: refusedTarget(problem) });
       }
-      visited.add(withoutHash(url));
+      visited.add(hrefWithoutFragment(url));
       const response = await timings.claim(() =>
         agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: lifetime.signal }),
       );
@@ -164,7 +164,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       // A relative Location is resolved against the URL that answered (RFC 9110 10.2.2).
       const next = URL.parse(location, url);
       if (!next) throw new FetchFailed(`${response.statusCode} with an invalid Location`, { failure: failures.badRedirect() });
-      if (visited.has(withoutHash(next))) throw new FetchFailed(`redirect loop at ${next.href}`, { failure: failures.redirectLoop() });
+      if (visited.has(hrefWithoutFragment(next))) throw new FetchFailed(`redirect loop at ${next.href}`, { failure: failures.redirectLoop() });
       if (hop + 1 > config.maxRedirects) throw new FetchFailed(`more than ${config.maxRedirects} redirects`, { failure: failures.tooManyRedirects(config.maxRedirects) });
       const charge = chargeOf(next, client);
       if (charge.host !== chargeOf(url, client).host && targetProblem(next, targetOptions) === null) {
@@ -215,8 +215,4 @@ function refusedTarget(problem: string) {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function withoutHash(url: URL): string {
-  return url.href.replace(/#.*$/, '');
 }
