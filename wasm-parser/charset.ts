@@ -15,6 +15,8 @@
 // choice is decoded with TextDecoder (full ICU here) and re-encoded as UTF-8 before it reaches
 // the rewriter.
 
+import { memoized } from '../src/memo.js';
+
 export type CharsetBasis = 'bom' | 'valid-utf8' | 'http' | 'meta' | 'default';
 
 export interface ByteOrderMark {
@@ -30,7 +32,20 @@ export function sniffBom(bytes: Uint8Array): ByteOrderMark | null {
   return null;
 }
 
-const labelCache = new Map<string, string | null>();
+// Labels repeat from page to page: a TextDecoder is built once per label to learn its name.
+const encodingForKey = memoized((key: string): string | null => {
+  if (key === 'x-user-defined') {
+    // windows-1252 for text purposes (HTML "prescan" step 4). Node 20's TextDecoder refuses the
+    // label, Node 24's accepts it: decided here, not by the runtime.
+    return 'windows-1252';
+  }
+  try {
+    return new TextDecoder(key).encoding;
+  } catch {
+    // The "replacement" labels (iso-2022-kr, hz-gb-2312...) are not decodable here.
+    return null;
+  }
+}, 256);
 
 /**
  * The WHATWG encoding name for a label ("Shift_JIS" → "shift_jis", "gb2312" → "gbk",
@@ -38,24 +53,7 @@ const labelCache = new Map<string, string | null>();
  */
 export function encodingForLabel(label: string): string | null {
   const key = label.trim().toLowerCase();
-  if (key === '') return null;
-  const cached = labelCache.get(key);
-  if (cached !== undefined) return cached;
-  let name: string | null;
-  if (key === 'x-user-defined') {
-    // windows-1252 for text purposes (HTML "prescan" step 4). Node 20's TextDecoder refuses the
-    // label, Node 24's accepts it: decided here, not by the runtime.
-    name = 'windows-1252';
-  } else {
-    try {
-      name = new TextDecoder(key).encoding;
-    } catch {
-      // The "replacement" labels (iso-2022-kr, hz-gb-2312...) are not decodable here.
-      name = null;
-    }
-  }
-  if (labelCache.size < 256) labelCache.set(key, name);
-  return name;
+  return key === '' ? null : encodingForKey(key);
 }
 
 /**
