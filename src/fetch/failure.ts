@@ -6,7 +6,8 @@
 
 import { FetchFailed, FetchTimeout, LinkPeekError, Overloaded } from '../errors.js';
 import { BlockedAddressError } from './address.js';
-import { classifyNetworkError, failures, findInChain } from './fetch-failure.js';
+import { failures } from '../failure-reasons.js';
+import { classifyNetworkError, findInChain } from './fetch-failure.js';
 import type { FetchLifetime } from './lifetime.js';
 import { RESOLVER_UNAVAILABLE } from './resolver.js';
 

@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import { FetchFailed } from '../errors.js';
 import { chargedClient, chargeOf } from './charge.js';
 import { createGuardedConnector } from './connector.js';
-import { failures } from './fetch-failure.js';
+import { failures } from '../failure-reasons.js';
 import { findBlocked, toFetchError } from './failure.js';
 import { FetchLifetime } from './lifetime.js';
 import { FetchLimiter } from './limiter.js';

@@ -4,7 +4,7 @@
 // budget like every enricher; an endpoint that fails, is slow or answers garbage leaves `embed`
 // null and the answer as it was. The SPEC fields never take values from oEmbed.
 
-import type { FetchFailure } from '../fetch/fetch-failure.js';
+import type { FetchFailure } from '../failure-reasons.js';
 import type { SafeFetch } from '../fetch/types.js';
 import { discoveredEndpoint } from '../oembed/discover.js';
 import { fetchEmbed } from '../oembed/fetch-embed.js';

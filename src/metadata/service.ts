@@ -7,7 +7,7 @@ import type { RawTags } from '../../wasm-parser/types.js';
 import { type Clock, scanHead } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
 import { FetchFailed, FetchTimeout } from '../errors.js';
-import { failures, type FetchFailure } from '../fetch/fetch-failure.js';
+import { failures, type FetchFailure } from '../failure-reasons.js';
 import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch } from '../fetch/types.js';
 import { SNIFF_BYTES, sniffImage } from '../images/sniff.js';
