@@ -13,7 +13,7 @@ import { FetchFailed } from '../errors.js';
 import { chargedClient, chargeOf } from './charge.js';
 import { createGuardedConnector } from './connector.js';
 import { failures } from '../failure-reasons.js';
-import { findBlocked, toFetchError } from './failure.js';
+import { findBlocked, toFetchError } from './classify-error.js';
 import { FetchLifetime } from './lifetime.js';
 import { FetchLimiter } from './limiter.js';
 import { NameLookups } from './lookups.js';

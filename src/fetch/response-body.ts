@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import type { Agent } from 'undici';
 import { FetchFailed } from '../errors.js';
 import { contentCodings, decodeBody } from './decode.js';
-import { toFetchError } from './failure.js';
+import { toFetchError } from './classify-error.js';
 import type { FetchLifetime } from './lifetime.js';
 import type { FetchTimings } from './timings.js';
 import type { SafeFetchResponse } from './types.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { isPublicAddress } from '../../src/fetch/address.js';
 import { failures } from '../../src/failure-reasons.js';
-import { classifyNetworkError } from '../../src/fetch/fetch-failure.js';
+import { classifyNetworkError } from '../../src/fetch/classify-error.js';
 import { scriptedLookup } from '../fetch/harness.js';
 import { startService, type Service } from '../helpers/service.js';
 import { redirect, respond, stall, startUpstream, type Upstream } from '../helpers/upstream.js';
