@@ -11,7 +11,7 @@
 import { FetchFailed, FetchTimeout, LinkPeekError, Overloaded } from '../errors.js';
 import { failures, type FetchFailure } from '../failure-reasons.js';
 import { BlockedAddressError } from './address.js';
-import type { FetchLifetime } from './lifetime.js';
+import type { FetchDeadline } from './fetch-deadline.js';
 import { RESOLVER_UNAVAILABLE } from './resolver.js';
 
 /** Which part of the exchange failed; prefixes the logged reason. */
@@ -21,17 +21,17 @@ export type FetchStage = 'request' | 'body';
 const RESOLVER_OVERLOADED = 'EDNSOVERLOAD';
 
 /** `hostname`: the host being fetched, named in the message when its name does not resolve. */
-export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLifetime, hostname: string): LinkPeekError {
-  if (lifetime.timedOut && !lifetime.holdsSlot) {
-    return new Overloaded(`deadline of ${lifetime.deadlineMs} ms passed while waiting for a fetch slot`, { cause: err });
+export function toFetchError(err: unknown, stage: FetchStage, deadline: FetchDeadline, hostname: string): LinkPeekError {
+  if (deadline.timedOut && !deadline.holdsSlot) {
+    return new Overloaded(`deadline of ${deadline.deadlineMs} ms passed while waiting for a fetch slot`, { cause: err });
   }
   // The deadline wins over whatever error the abort caused downstream (premature close, reset).
   // A fetch that waited for its slot had less than the whole deadline for the page: its timeout
   // is not held against the page.
-  if (lifetime.timedOut) {
-    const pageFailure = !lifetime.waitedForSlot;
+  if (deadline.timedOut) {
+    const pageFailure = !deadline.waitedForSlot;
     if (err instanceof FetchTimeout && err.pageFailure === pageFailure) return err;
-    return new FetchTimeout(`deadline of ${lifetime.deadlineMs} ms passed during ${stage}`, { cause: err, deadlineMs: lifetime.deadlineMs, pageFailure });
+    return new FetchTimeout(`deadline of ${deadline.deadlineMs} ms passed during ${stage}`, { cause: err, deadlineMs: deadline.deadlineMs, pageFailure });
   }
   if (err instanceof LinkPeekError) return err;
   if (hasCode(err, RESOLVER_OVERLOADED)) return new Overloaded('the resolver has too many lookups in flight', { cause: err });
@@ -41,9 +41,9 @@ export function toFetchError(err: unknown, stage: FetchStage, lifetime: FetchLif
   }
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new FetchTimeout(`${stage}: ${code}`, { cause: err, deadlineMs: lifetime.deadlineMs });
+    return new FetchTimeout(`${stage}: ${code}`, { cause: err, deadlineMs: deadline.deadlineMs });
   }
-  if (lifetime.callerAborted) return new FetchFailed('aborted by the caller', { cause: err, pageFailure: false });
+  if (deadline.callerAborted) return new FetchFailed('aborted by the caller', { cause: err, pageFailure: false });
   const blocked = findBlocked(err);
   if (blocked) {
     const detail = `blocked address: ${blocked.hostname} → ${blocked.address} (${blocked.why})`;

@@ -14,7 +14,7 @@ import { chargedClient, chargeOf } from './charge.js';
 import { createGuardedConnector } from './connector.js';
 import { failures } from '../failure-reasons.js';
 import { findBlocked, toFetchError } from './classify-error.js';
-import { FetchLifetime } from './lifetime.js';
+import { FetchDeadline } from './fetch-deadline.js';
 import { FetchLimiter } from './limiter.js';
 import { NameLookups } from './lookups.js';
 import { CALLER_HEADERS, REDIRECT_STATUSES, requestHeaders } from './policy.js';
@@ -101,22 +101,22 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
 
   async function safeFetch(url: URL, options: SafeFetchOptions): Promise<SafeFetchResponse> {
     const headers = { ...requestHeaders(config, options.accept), ...callerHeaders(options.headers) };
-    const lifetime = new FetchLifetime(config.fetchTimeoutMs, options.signal);
+    const deadline = new FetchDeadline(config.fetchTimeoutMs, options.signal);
     const timings = new FetchTimings();
     try {
       // A name already answered goes straight on: no extra turn of the event loop.
-      if (needsLookup(url)) await lookUp(url, options.client, lifetime, timings);
-      lifetime.hold(await limiter.acquire(lifetime.signal, chargeOf(url, options.client)));
-      const { finalUrl, response } = await followRedirects(url, headers, lifetime, timings, options.client);
-      return readable(finalUrl, response, options.maxBytes, lifetime, timings);
+      if (needsLookup(url)) await lookUp(url, options.client, deadline, timings);
+      deadline.hold(await limiter.acquire(deadline.signal, chargeOf(url, options.client)));
+      const { finalUrl, response } = await followRedirects(url, headers, deadline, timings, options.client);
+      return readable(finalUrl, response, options.maxBytes, deadline, timings);
     } catch (err) {
-      lifetime.end(err instanceof Error ? err : undefined);
+      deadline.end(err instanceof Error ? err : undefined);
       const blocked = findBlocked(err);
       if (blocked) {
         const { hostname, address, why } = blocked;
         deps.logger?.warn({ url: hrefWithoutFragment(url), hostname, address, why }, 'upstream address refused');
       }
-      throw toFetchError(err, 'request', lifetime, url.hostname);
+      throw toFetchError(err, 'request', deadline, url.hostname);
     }
   }
 
@@ -125,8 +125,8 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
   }
 
   /** Resolves the host of `url` outside any fetch slot, within the client's share of lookups. */
-  async function lookUp(url: URL, client: string | undefined, lifetime: FetchLifetime, timings: FetchTimings): Promise<void> {
-    const ms = await lookups?.resolve(url.hostname, chargedClient(client), lifetime.signal);
+  async function lookUp(url: URL, client: string | undefined, deadline: FetchDeadline, timings: FetchTimings): Promise<void> {
+    const ms = await lookups?.resolve(url.hostname, chargedClient(client), deadline.signal);
     if (ms != null) timings.add({ dnsMs: ms, connectMs: null });
   }
 
@@ -139,7 +139,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
   async function followRedirects(
     start: URL,
     headers: Record<string, string>,
-    lifetime: FetchLifetime,
+    deadline: FetchDeadline,
     timings: FetchTimings,
     client: string | undefined,
   ): Promise<{ finalUrl: URL; response: UndiciResponse }> {
@@ -153,7 +153,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       }
       visited.add(hrefWithoutFragment(url));
       const response = await timings.claim(() =>
-        agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: lifetime.signal }),
+        agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: deadline.signal }),
       );
       if (!REDIRECT_STATUSES.has(response.statusCode)) return { finalUrl: url, response };
 
@@ -168,9 +168,9 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       if (hop + 1 > config.maxRedirects) throw new FetchFailed(`more than ${config.maxRedirects} redirects`, { failure: failures.tooManyRedirects(config.maxRedirects) });
       const charge = chargeOf(next, client);
       if (charge.host !== chargeOf(url, client).host && targetProblem(next, targetOptions) === null) {
-        lifetime.letGo();
-        if (needsLookup(next)) await lookUp(next, client, lifetime, timings);
-        lifetime.hold(await limiter.acquire(lifetime.signal, charge));
+        deadline.letGo();
+        if (needsLookup(next)) await lookUp(next, client, deadline, timings);
+        deadline.hold(await limiter.acquire(deadline.signal, charge));
       }
       url = next;
     }
