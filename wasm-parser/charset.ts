@@ -2,8 +2,8 @@
 // choice. The order, strongest first:
 //   1. a byte order mark (WHATWG Encoding "decode": the BOM wins over every label);
 //   2. bytes that are valid UTF-8 are UTF-8, whatever is declared: real pages often declare a
-//      charset they are not stored in (the corpus has gb2312, windows-1251 and iso-8859-1 pages
-//      saved as UTF-8), and text that validates as UTF-8 is almost never anything else;
+//      charset they are not stored in (gb2312, windows-1251 and iso-8859-1 pages stored as
+//      UTF-8 are common), and text that validates as UTF-8 is almost never anything else;
 //   3. the charset parameter of the HTTP Content-Type (read by src/media-type.ts);
 //   4. the first `<meta charset>` / `<meta http-equiv=content-type>` before `<body>`, wherever it is
 //      (browsers re-decode when it comes after the first 1024 bytes, HTML "change the encoding");
