@@ -34,7 +34,7 @@ import {
   type ExtractionStore,
 } from './cache/extraction-store.js';
 import { ResponseStore, responseStoreOptions } from './cache/response-store.js';
-import { embedLookup, type EmbedLookupDeps } from './metadata/enrich-embed.js';
+import { embedLookup, type EmbedLookupDeps } from './oembed/embed-lookup.js';
 import { imageEnricher } from './metadata/enrich-images.js';
 import { safetyEnricher } from './metadata/enrich-safety.js';
 import { createMetadataService, type Enricher } from './metadata/service.js';
