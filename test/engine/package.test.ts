@@ -108,7 +108,7 @@ async function runCommands(project: string, pageUrl: string): Promise<void> {
     const meta = JSON.parse(stdout) as { title: string };
     assert.is(meta.title, line.includes('--prefer twitter') ? 'Rock pools' : 'Tide pools');
   }
-  const refused = await run('npx', ['linkpeek', 'ftp://example.com/'], { cwd: project, env }).catch((err: { code: number; stderr: string }) => err);
+  const refused = (await run('npx', ['linkpeek', 'ftp://example.com/'], { cwd: project, env }).catch((err: unknown) => err)) as { code?: number; stderr: string };
   assert.equal({ code: refused.code, stderr: refused.stderr }, { code: 2, stderr: 'linkpeek: url: must be an absolute http or https URL, not ftp: (invalid_input)\n' });
 }
 
