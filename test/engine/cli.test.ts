@@ -7,11 +7,12 @@ import { LOCAL_DNS_SERVERS } from '../helpers/local-dns.js';
 import { startProcess } from '../helpers/process.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
-// The linkpeek command as a user runs it: its own process, settings from the environment, the
-// answer on stdout, a failure as one line on stderr and a non-zero exit. Each answer is compared
-// with what the API says for the same URL.
+// The linkpeek command as a user runs it: the package's bin (the build `npm ci` writes to dist/),
+// its own process, settings from the environment, the answer on stdout, a failure as one line on
+// stderr and a non-zero exit. Each answer is compared with what the API says for the same URL.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = 'dist/server/src/cli.js';
 const ENV = { ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: LOCAL_DNS_SERVERS, PROBE_IMAGES: 'false' };
 
 interface Run {
@@ -23,7 +24,7 @@ interface Run {
 function linkpeek(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const childEnv = { PATH: process.env.PATH ?? '', ...ENV, ...env };
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: root, env: childEnv }, (err, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: root, env: childEnv }, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr });
     });
   });

@@ -20,14 +20,14 @@ export interface ServiceProcess {
 /**
  * What to run: the TypeScript source through tsx, the build `npm start` runs (dist/server/), or
  * `npm start` itself (then `child` is the npm process, as an operator or a container starts it),
- * or the CLI's `linkpeek serve` (its source through tsx).
+ * or the CLI's `linkpeek serve` (the package's bin, built there too).
  */
 export type Entry = 'source' | 'compiled' | 'npm start' | 'linkpeek serve';
 export const COMPILED_MAIN = 'dist/server/src/main.js';
 const ENTRY_ARGS: Record<Exclude<Entry, 'npm start'>, string[]> = {
   source: ['--import', 'tsx', 'src/main.ts'],
   compiled: [COMPILED_MAIN],
-  'linkpeek serve': ['--import', 'tsx', 'src/cli.ts', 'serve'],
+  'linkpeek serve': ['dist/server/src/cli.js', 'serve'],
 };
 
 export async function startProcess(env: Record<string, string>, entry: Entry = 'source'): Promise<ServiceProcess> {
