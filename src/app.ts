@@ -19,43 +19,21 @@ import { cachedAnswers } from './api/cached-answer.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter } from './api/router.js';
 import { showcaseLocation } from './api/showcase-location.js';
-import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
-import { fetchThrough } from './fetch/plain-fetch.js';
-import { DnsResolver } from './fetch/resolver.js';
-import { LinkPeekError } from './errors.js';
-import type { SafeFetch } from './fetch/types.js';
+import { createEngine, type EngineDeps } from './engine/engine.js';
 import { HealthMonitor } from './health.js';
 import { createLogger } from './log.js';
 import { Metrics } from './metrics.js';
-import { cachedMetadata } from './cache/cached-metadata.js';
 import type { ResponseStore } from './cache/response-store.js';
 import { createCacheStores } from './cache/stores.js';
-import { embedLookup, type EmbedLookupDeps } from './metadata/enrich-embed.js';
-import { imageEnricher } from './metadata/enrich-images.js';
-import { safetyEnricher } from './metadata/enrich-safety.js';
-import { createMetadataPipeline, type Enricher } from './metadata/service.js';
-import { RecentScanTimes } from './metadata/scan-times.js';
-import type { MetadataService } from './metadata/service-types.js';
 import { createImageProxy } from './proxy/proxy.js';
-import { createSafetyCheck, type SafetyCheck } from './safety/index.js';
 import { Failover } from './store/failover.js';
 import { connectRedis } from './store/redis.js';
 import { FallbackRateLimitStore, MemoryRateLimitStore, type RateLimitStore } from './store/rate-limit.js';
 import { RedisRateLimitStore } from './store/rate-limit-redis.js';
 
-export interface AppDeps {
-  logger?: Logger;
-  /** How upstream fetches resolve names (a resolver of the caller's, closed by it) and judge addresses. */
-  fetch?: SafeFetchDeps;
-  /** Replaces the whole metadata pipeline (tests of the HTTP layer alone). */
-  metadata?: MetadataService;
+/** The engine's replaceable parts (tests inject a resolver, enrichers, oEmbed providers, a pipeline). */
+export interface AppDeps extends Omit<EngineDeps, 'store' | 'hooks'> {
   proxy?: ImageProxy;
-  /** Replaces the default enrichment steps (safety tags; image and favicon probes). */
-  enrichers?: Enricher[];
-  /** Resolve image and icon hosts while the head downloads (default on when images are probed). */
-  prefetchImageHosts?: boolean;
-  /** Replaces the known oEmbed providers (tests register providers on loopback). */
-  oembedProviders?: EmbedLookupDeps['providers'];
 }
 
 export interface App {
@@ -78,57 +56,33 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const failover = redis && createFailover(config, redis, logger);
 
   const limiter = createRateLimitStore(config, redis, failover);
-  const resolver =
-    deps.fetch?.resolver ??
-    new DnsResolver({
-      timeoutMs: config.dnsTimeoutMs,
-      servers: config.dnsServers,
-      observer: {
-        onQuery: (outcome, seconds) => metrics.dnsQueryDuration.observe({ outcome }, seconds),
-        onCache: (result) => metrics.dnsCache.inc({ result }),
-      },
-    });
-  const fetcher = createSafeFetch(config, { logger, ...deps.fetch, resolver });
+  const { extractions, responses } = createCacheStores(config, redis, failover);
+  const engine = createEngine(config, {
+    ...deps,
+    logger,
+    store: extractions,
+    hooks: {
+      onDnsQuery: (outcome, seconds) => metrics.dnsQueryDuration.observe({ outcome }, seconds),
+      onDnsCache: (result) => metrics.dnsCache.inc({ result }),
+      onCache: (outcome) => metrics.cache.inc({ outcome }),
+      onSafetyFailure: (provider) => metrics.safetyFailures.inc({ provider }),
+      timeFetch: () => metrics.upstreamDuration.startTimer(),
+    },
+  });
+  const { fetcher, resolver, safeFetch, metadata } = engine;
   const sources = {
     fetchesInFlight: () => fetcher.limiter.inFlight,
     fetchesQueued: () => fetcher.limiter.queued,
     fetchesCapped: () => fetcher.limiter.capped,
   };
   const metrics = new Metrics(sources);
-  const scanTimes = new RecentScanTimes();
   const health = new HealthMonitor({
     fetchSlots: fetcher.limiter,
     lookupSlots: fetcher.lookups.scheduler,
-    scans: () => scanTimes.recent(),
+    scans: () => engine.scanTimes.recent(),
     redisUp: () => (failover ? !failover.degraded && redis.status === 'ready' : null),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });
-  const safeFetch = instrumented(fetcher.safeFetch, metrics);
-  // Safe Browsing's own API calls resolve through the same resolver, never dns.lookup.
-  const apiFetch = fetchThrough(resolver);
-  const safety: SafetyCheck = createSafetyCheck(config, {
-    logger,
-    fetch: apiFetch.fetch,
-    onProviderFailure: (provider) => metrics.safetyFailures.inc({ provider }),
-  });
-  const embeds = embedLookup({ safeFetch, providers: deps.oembedProviders });
-  const enrichers = deps.enrichers ?? [safetyEnricher(safety), imageEnricher({ safeFetch, config }), embeds.enricher];
-  const { extractions, responses } = createCacheStores(config, redis, failover);
-  const pipeline = createMetadataPipeline({
-      config,
-      safeFetch,
-      enrichers,
-      embedStandsIn: embeds.standsIn,
-      onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
-      // A client whose pages cost CPU to scan gets smaller shares of fetches and lookups while
-      // the cost is recent (fetch/client-cost.ts).
-      onScanCost: (client, cpuMs) => fetcher.chargeCpu(client, cpuMs),
-      scanTimes,
-      // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
-      prefetchHost:
-        config.probeImages && deps.prefetchImageHosts !== false ? (host, client) => fetcher.lookups.prefetch(host, client) : undefined,
-    });
-  const metadata = deps.metadata ?? cachedMetadata(pipeline, { config, store: extractions, onCache: (outcome) => metrics.cache.inc({ outcome }) });
 
   const router = await createRouter(createHandlers({
       config,
@@ -152,7 +106,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   koa.use(requestLog(logRequest));
   koa.use(cors);
   // Answers made per request (errors, /metrics, a metadata answer not stored) over 1 KB; stored
-  // answers and static files come already compressed (content-coding.ts) and are skipped.
+  // answers and static files come already compressed (api/content-coding.ts) and are skipped.
   koa.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   koa.use(errorBoundary(logger));
   koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
@@ -175,28 +129,9 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       limiter?.close();
       failover?.close();
       health.close();
-      await metadata.close();
-      safety.close();
-      await fetcher.close();
-      await apiFetch.close();
-      if (!deps.fetch?.resolver) resolver.close();
+      await engine.close();
       redis?.disconnect();
     },
-  };
-}
-
-/** safeFetch with its duration and outcome counted (upstream fetch durations and outcomes). */
-function instrumented(safeFetch: SafeFetch, metrics: Metrics): SafeFetch {
-  return async (url, options) => {
-    const done = metrics.upstreamDuration.startTimer();
-    try {
-      const res = await safeFetch(url, options);
-      done({ outcome: `${Math.floor(res.status / 100)}xx` });
-      return res;
-    } catch (err) {
-      done({ outcome: err instanceof LinkPeekError ? err.code.toLowerCase() : 'error' });
-      throw err;
-    }
   };
 }
 

@@ -40,7 +40,7 @@ export type DnsOutcome = 'answered' | 'nxdomain' | 'nodata' | 'servfail' | 'refu
  * reached (c-ares' ECONNREFUSED: nothing listens at DNS_SERVERS), or the name timed out while
  * the nameservers answered no query of the last 20 s (dns-window.ts nameserversSilent: while
  * they answer others, a silent name is the name's own failure, however many an attacker sends).
- * The caller is told the resolver failed (fetch-failure.ts), not the site.
+ * The caller is told the resolver failed (failure-reasons.ts), not the site.
  */
 export const RESOLVER_UNAVAILABLE = 'EDNSUNAVAILABLE';
 /** How a lookup was served: from the cache (an answer or a remembered failure), by a new query, or by one already in flight. */
