@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { FetchTimeout, Overloaded } from '../../src/errors.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { until } from '../helpers/until.js';
 import { loopbackLookup, readAll, rejection, sleep, testConfig } from './harness.js';
 
 interface Ctx {
@@ -29,13 +30,15 @@ fair.after.each(async ({ up, held }) => {
 });
 
 const NAMES = ['slow.test', 'a.evil.test', 'b.evil.test', 'c.evil.test', 'fine.test'];
-const settle = () => sleep(50);
+/** Waits until `n` fetches have reached the slots (granted, queued or held back by a share), for the split to be read. */
+const reached = (limiter: { inFlight: number; queued: number; capped: number }, n: number) =>
+  until(() => limiter.inFlight + limiter.queued + limiter.capped === n, `${n} fetches at the slots`);
 
 fair('a client over its share waits in its own queue; another client is served at once', async ({ up, held }) => {
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '4', FETCH_QUEUE_MAX: '2', MAX_FETCHES_PER_CLIENT: '2' }));
   try {
     const mine = [1, 2, 3, 4].map((i) => safeFetch(up.url(`/hold?${i}`), { maxBytes: 1024, client: '10.0.0.1' }));
-    await settle();
+    await reached(limiter, 4);
     assert.equal([limiter.inFlight, limiter.queued, limiter.capped], [2, 0, 2], 'two in flight, two held back by the share');
     const other = await safeFetch(up.url('/quick'), { maxBytes: 1024, client: '10.0.0.2' });
     assert.is((await readAll(other.body)).toString(), 'quick', "the other client never waited, though the first one's fetches fill the queue");
@@ -81,7 +84,7 @@ fair('one slow destination holds at most its share; a fetch to another destinati
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { lookup });
   try {
     const slow = [1, 2, 3].map((i) => rejection(safeFetch(up.url(`/hold?${i}`, 'slow.test'), { maxBytes: 1024, client: `10.0.0.${i}` })));
-    await settle();
+    await reached(limiter, 3);
     assert.equal([limiter.inFlight, limiter.capped], [2, 1]);
     const fine = await safeFetch(up.url('/quick', 'fine.test'), { maxBytes: 1024, client: '10.0.0.9' });
     assert.is((await readAll(fine.body)).toString(), 'quick');
@@ -97,7 +100,7 @@ fair('wildcard subdomains (a.evil.test, b.evil.test, c.evil.test) share one dest
   try {
     const names = ['a.evil.test', 'b.evil.test', 'c.evil.test'];
     const all = names.map((name, i) => rejection(safeFetch(up.url('/hold', name), { maxBytes: 1024, client: `10.0.0.${i}` })));
-    await settle();
+    await reached(limiter, 3);
     assert.equal([limiter.inFlight, limiter.capped], [2, 1], 'the third subdomain waits behind the first two');
     await Promise.all(all);
   } finally {
@@ -109,7 +112,7 @@ fair("the service's own fetches (no client) are held by no client share", async 
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }));
   try {
     const own = [1, 2, 3].map((i) => rejection(safeFetch(up.url(`/hold?${i}`), { maxBytes: 1024 })));
-    await settle();
+    await reached(limiter, 3);
     assert.equal([limiter.inFlight, limiter.capped], [3, 0]);
     await Promise.all(own);
   } finally {
@@ -171,7 +174,7 @@ fair('IPv6 clients are one client per /64', async ({ up }) => {
     const all = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:3::1'].map((client) =>
       rejection(safeFetch(up.url('/hold'), { maxBytes: 1024, client })),
     );
-    await settle();
+    await reached(limiter, 3);
     assert.equal([limiter.inFlight, limiter.capped], [2, 1], 'the second address of the first /64 waits');
     await Promise.all(all);
   } finally {
