@@ -13,13 +13,24 @@ import { loopbackLookup, readAll, rejection, sleep, testConfig } from './harness
 interface Ctx {
   up: Upstream;
   held: ServerResponse[];
+  /**
+   * Cuts every held response, and each one asked for from now on: once a test has read the
+   * slots' split, its held fetches fail at once instead of at FETCH_TIMEOUT_MS (the deadline is
+   * not what these tests test).
+   */
+  cutHeld(): void;
 }
 const fair = suite<Ctx>('safeFetch fair shares');
 fair.before.each(async (ctx) => {
   ctx.held = [];
+  let cutting = false;
+  ctx.cutHeld = () => {
+    cutting = true;
+    for (const res of ctx.held) res.destroy();
+  };
   ctx.up = await startUpstream({
     routes: {
-      '/hold': (_req, res) => void ctx.held.push(res as ServerResponse),
+      '/hold': (_req, res) => void (cutting ? res.destroy() : ctx.held.push(res as ServerResponse)),
       '/quick': respond(200, 'quick'),
     },
   });
@@ -61,7 +72,7 @@ fair('a client over its share waits in its own queue; another client is served a
   }
 });
 
-fair('a client past its own queue is Overloaded at once; other clients are not', async ({ up }) => {
+fair('a client past its own queue is Overloaded at once; other clients are not', async ({ up, cutHeld }) => {
   const { safeFetch, close } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '10', MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }));
   try {
     // One in flight and 4 (OWN_QUEUE_FACTOR × 1) waiting: the sixth is refused.
@@ -73,13 +84,14 @@ fair('a client past its own queue is Overloaded at once; other clients are not',
     const other = await safeFetch(up.url('/quick'), { maxBytes: 1024, client: '10.0.0.2' });
     assert.is(other.status, 200);
     other.close();
+    cutHeld();
     await Promise.all(mine);
   } finally {
     await close();
   }
 });
 
-fair('one slow destination holds at most its share; a fetch to another destination is served at once', async ({ up }) => {
+fair('one slow destination holds at most its share; a fetch to another destination is served at once', async ({ up, cutHeld }) => {
   const lookup = loopbackLookup(NAMES);
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { lookup });
   try {
@@ -88,13 +100,14 @@ fair('one slow destination holds at most its share; a fetch to another destinati
     assert.equal([limiter.inFlight, limiter.capped], [2, 1]);
     const fine = await safeFetch(up.url('/quick', 'fine.test'), { maxBytes: 1024, client: '10.0.0.9' });
     assert.is((await readAll(fine.body)).toString(), 'quick');
+    cutHeld();
     await Promise.all(slow);
   } finally {
     await close();
   }
 });
 
-fair('wildcard subdomains (a.evil.test, b.evil.test, c.evil.test) share one destination share', async ({ up }) => {
+fair('wildcard subdomains (a.evil.test, b.evil.test, c.evil.test) share one destination share', async ({ up, cutHeld }) => {
   const lookup = loopbackLookup(NAMES);
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { lookup });
   try {
@@ -102,18 +115,20 @@ fair('wildcard subdomains (a.evil.test, b.evil.test, c.evil.test) share one dest
     const all = names.map((name, i) => rejection(safeFetch(up.url('/hold', name), { maxBytes: 1024, client: `10.0.0.${i}` })));
     await reached(limiter, 3);
     assert.equal([limiter.inFlight, limiter.capped], [2, 1], 'the third subdomain waits behind the first two');
+    cutHeld();
     await Promise.all(all);
   } finally {
     await close();
   }
 });
 
-fair("the service's own fetches (no client) are held by no client share", async ({ up }) => {
+fair("the service's own fetches (no client) are held by no client share", async ({ up, cutHeld }) => {
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }));
   try {
     const own = [1, 2, 3].map((i) => rejection(safeFetch(up.url(`/hold?${i}`), { maxBytes: 1024 })));
     await reached(limiter, 3);
     assert.equal([limiter.inFlight, limiter.capped], [3, 0]);
+    cutHeld();
     await Promise.all(own);
   } finally {
     await close();
@@ -151,7 +166,7 @@ fair('a full instance queue refuses the newest waiter of the client using most, 
   }
 });
 
-fair('8 clients with dripping pages on random domains cannot take every slot from a ninth (64 slots, the old default)', async ({ up }) => {
+fair('8 clients with dripping pages on random domains cannot take every slot from a ninth (64 slots, the old default)', async ({ up, cutHeld }) => {
   const names = Array.from({ length: 8 * 30 }, (_, i) => `drip${i}.attacker${i % 8}.test`);
   const lookup = loopbackLookup([...names, 'fine.test']);
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '64', FETCH_TIMEOUT_MS: '1500' }), { lookup });
@@ -162,13 +177,14 @@ fair('8 clients with dripping pages on random domains cannot take every slot fro
     const fine = await safeFetch(up.url('/quick', 'fine.test'), { maxBytes: 1024, client: '10.8.1.1' });
     assert.is((await readAll(fine.body)).toString(), 'quick');
     assert.is(fine.status, 200);
+    cutHeld();
     await Promise.all(attacks);
   } finally {
     await close();
   }
 });
 
-fair('IPv6 clients are one client per /64', async ({ up }) => {
+fair('IPv6 clients are one client per /64', async ({ up, cutHeld }) => {
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }));
   try {
     const all = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:3::1'].map((client) =>
@@ -176,6 +192,7 @@ fair('IPv6 clients are one client per /64', async ({ up }) => {
     );
     await reached(limiter, 3);
     assert.equal([limiter.inFlight, limiter.capped], [2, 1], 'the second address of the first /64 waits');
+    cutHeld();
     await Promise.all(all);
   } finally {
     await close();
