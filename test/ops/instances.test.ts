@@ -23,6 +23,8 @@ shared('share one cache (one upstream fetch, even for concurrent requests) and o
   const up = await startUpstream({
     routes: {
       '/slow': async (_req, res) => {
+        // Real time on purpose: the ten requests must all join this fetch across two processes,
+        // and no event says they have.
         await sleep(300);
         res.writeHead(200, html);
         res.end('<title>Shared</title>');
