@@ -59,6 +59,7 @@ export interface ResolverOptions {
   observer?: DnsObserver;
   /** Distinct names asked at once (default DNS_CACHE.maxPending). */
   maxPending?: number;
+  now?: () => number; // the clock of the answers' lifetimes (ms), performance.now by default; tests drive it
 }
 
 /** An error carrying Node's dns error code (ENOTFOUND, ENODATA, ESERVFAIL, ETIMEOUT, …) and the name. */
@@ -88,11 +89,12 @@ export class DnsResolver implements Resolver {
   /** Outcomes of the last 20 s of queries, for /healthz. */
   readonly recent = new DnsWindow();
   private readonly channel: dns.promises.Resolver;
-  private readonly cache = new LRUCache<string, Entry>({ max: DNS_CACHE.maxNames, ttlAutopurge: false });
+  private readonly cache: LRUCache<string, Entry>;
   private readonly pending = new Map<string, Promise<LookupAddress[]>>();
   private closed = false;
 
   constructor(private readonly options: ResolverOptions) {
+    this.cache = new LRUCache({ max: DNS_CACHE.maxNames, ttlAutopurge: false, ...(options.now && { perf: { now: options.now }, ttlResolution: 0 }) });
     // c-ares retries once on a timeout (a dropped UDP packet is common) and doubles the wait, so
     // the two tries fit the deadline: t + 2t = timeoutMs. The deadline below is the hard stop.
     this.channel = new dns.promises.Resolver({ timeout: Math.max(1, Math.floor(options.timeoutMs / 3)), tries: 2 });
