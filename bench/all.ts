@@ -1,7 +1,7 @@
 // npm run bench — every benchmark, one summary table.
 //
 //   end to end, uncached   bench/e2e.ts     LinkPeek and the four peers behind the same HTTP front
-//   cached hits            bench/cached.ts  LinkPeek's fast path beside bare Koa and bare openapi-backend
+//   cached hits            bench/cached.ts  LinkPeek's stored answers beside bare Koa and bare openapi-backend
 //   bytes read             bench/bytes.ts   share of each page pulled before the answer was complete
 //   memory                 bench/memory.ts  RSS before and after 10,000 uncached requests (default and small caches)
 //   world                  bench/world.ts   LinkPeek at its defaults in a simulated internet (host names, latency, TLS, DNS stalls)
@@ -148,8 +148,8 @@ if (corpusPresent() && only.has('cached')) {
   }
   const perRun = (name: string, run: number) => cached.find((r) => r.contender === name && r.run === run)?.load.okPerSecond;
   for (const [ours, limit, target] of [
-    ['LinkPeek (fast path)', 'bare Koa', 0.7],
-    ['LinkPeek (fast path)', 'bare openapi-backend', null],
+    ['LinkPeek (cached)', 'bare Koa', 0.7],
+    ['LinkPeek (cached)', 'bare openapi-backend', null],
   ] as const) {
     const ratios: number[] = [];
     const mine: number[] = [];
@@ -177,7 +177,7 @@ if (corpusPresent() && only.has('cached')) {
   const cpu = (name: string, run: number) => cached.find((r) => r.contender === name && r.run === run)?.cpuUsPerRequest;
   const cpuRatios: number[] = [];
   for (let run = 1; run <= runs; run++) {
-    const a = cpu('LinkPeek (fast path)', run);
+    const a = cpu('LinkPeek (cached)', run);
     const b = cpu('bare Koa', run);
     if (a !== undefined && b !== undefined) cpuRatios.push(b / a);
   }
@@ -185,7 +185,7 @@ if (corpusPresent() && only.has('cached')) {
     rows.push({
       benchmark: 'cached hits c=64',
       metric: 'CPU µs/req, bare Koa ÷ LinkPeek (steadier)',
-      ours: spread(cached.filter((r) => r.contender === 'LinkPeek (fast path)').map((r) => r.cpuUsPerRequest)),
+      ours: spread(cached.filter((r) => r.contender === 'LinkPeek (cached)').map((r) => r.cpuUsPerRequest)),
       against: `bare Koa ${spread(cached.filter((r) => r.contender === 'bare Koa').map((r) => r.cpuUsPerRequest))}`,
       ratio: ratioSpread(cpuRatios),
       target: '≥ 0.7',

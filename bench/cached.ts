@@ -35,7 +35,7 @@ export async function runCached(opts: CachedOptions): Promise<CachedRun[]> {
   const contenders: Contender[] = [
     bare('koa'),
     bare('openapi'),
-    linkpeek('LinkPeek (fast path)', CACHED_ENV),
+    linkpeek('LinkPeek (cached)', CACHED_ENV),
   ];
   const pages = loadManifest().length;
   const upstream = await startUpstream();

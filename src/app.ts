@@ -3,6 +3,7 @@
 // port 0.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import Koa from 'koa';
 import compress from 'koa-compress';
 import zlib from 'node:zlib';
 import type { Redis } from 'ioredis';
@@ -14,8 +15,7 @@ import { errorBoundary } from './api/error-boundary.js';
 import { refuseFetchLoops } from './api/fetch-loop.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { rateLimit } from './api/rate-limit.js';
-import { withFastPath } from './api/fast-path.js';
-import { ServiceKoa } from './api/hand-over.js';
+import { cachedAnswers } from './api/cached-answer.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter } from './api/router.js';
 import { showcaseLocation } from './api/showcase-location.js';
@@ -23,13 +23,8 @@ import { createEngine, type EngineDeps } from './engine/engine.js';
 import { HealthMonitor } from './health.js';
 import { createLogger } from './log.js';
 import { Metrics } from './metrics.js';
-import {
-  FallbackExtractionStore,
-  MemoryExtractionStore,
-  RedisExtractionStore,
-  type ExtractionStore,
-} from './cache/extraction-store.js';
-import { ResponseStore, responseStoreOptions } from './cache/response-store.js';
+import type { ResponseStore } from './cache/response-store.js';
+import { createCacheStores } from './cache/stores.js';
 import { createImageProxy } from './proxy/proxy.js';
 import { Failover } from './store/failover.js';
 import { connectRedis } from './store/redis.js';
@@ -42,12 +37,12 @@ export interface AppDeps extends Omit<EngineDeps, 'store' | 'hooks'> {
 }
 
 export interface App {
-  koa: ServiceKoa;
+  koa: Koa;
   health: HealthMonitor;
   metrics: Metrics;
-  /** Answers already sent, by exact request target (the cached-hit fast path's store). */
+  /** Answers already sent, by exact request target (answered again by api/cached-answer.ts). */
   responses: ResponseStore;
-  /** The request listener: cached hits answered at once (api/fast-path.ts), the rest by Koa. */
+  /** The request listener: Koa's. */
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   /** True while Redis is configured but failing (the memory stores are answering). */
   readonly degraded: boolean;
@@ -61,10 +56,11 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const failover = redis && createFailover(config, redis, logger);
 
   const limiter = createRateLimitStore(config, redis, failover);
+  const { extractions, responses } = createCacheStores(config, redis, failover);
   const engine = createEngine(config, {
     ...deps,
     logger,
-    store: createExtractionStore(config, redis, failover),
+    store: extractions,
     hooks: {
       onDnsQuery: (outcome, seconds) => metrics.dnsQueryDuration.observe({ outcome }, seconds),
       onDnsCache: (result) => metrics.dnsCache.inc({ result }),
@@ -82,13 +78,12 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const metrics = new Metrics(sources);
   const health = new HealthMonitor({
     fetchSlots: fetcher.limiter,
-    lookupSlots: fetcher.lookups?.scheduler ?? null,
+    lookupSlots: fetcher.lookups.scheduler,
     scans: () => engine.scanTimes.recent(),
     redisUp: () => (failover ? !failover.degraded && redis.status === 'ready' : null),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });
 
-  const responses = new ResponseStore(responseStoreOptions(config));
   const router = await createRouter(createHandlers({
       config,
       metadata,
@@ -101,8 +96,9 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     showcaseLocation: showcaseLocation(config),
   });
 
-  const koa = new ServiceKoa({ proxy: config.trustProxy, maxIpsCount: 1 });
+  const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // every error is answered and logged by errorBoundary
+  const hits = metrics.cache.labels({ outcome: 'hit' });
   const logRequest = requestLogger(logger, (route, status, seconds) => {
     metrics.requests.inc({ route, status });
     metrics.requestDuration.observe({ route }, seconds);
@@ -115,6 +111,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   koa.use(errorBoundary(logger));
   koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);
+  koa.use(cachedAnswers(responses, () => hits.inc()));
   koa.use(assetRoutes(config));
   koa.use(router);
 
@@ -124,10 +121,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     health,
     metrics,
     responses,
-    callback: () => {
-      const hits = metrics.cache.labels({ outcome: 'hit' });
-      return withFastPath({ responses, limiter, trustProxy: config.trustProxy, logRequest, onHit: () => hits.inc() }, koa.handOver());
-    },
+    callback: () => koa.callback(),
     get degraded() {
       return failover?.degraded ?? false;
     },
@@ -159,9 +153,4 @@ function createRateLimitStore(config: Config, redis: Redis | null, failover: Fai
   const opts = { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
   const memory = new MemoryRateLimitStore(opts);
   return redis && failover ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts, config.redisKeyPrefix), memory, failover) : memory;
-}
-
-function createExtractionStore(config: Config, redis: Redis | null, failover: Failover | null): ExtractionStore {
-  const memory = new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes });
-  return redis && failover ? new FallbackExtractionStore(new RedisExtractionStore(redis, config.redisKeyPrefix), memory, failover) : memory;
 }

@@ -39,7 +39,7 @@ export class Metrics {
 
   readonly cache = new Counter({
     name: 'linkpeek_cache_requests_total',
-    help: 'Answers by cache outcome: hit (the fast path\'s stored answers included), miss (this request fetches), shared (waited for a fetch in flight).',
+    help: 'Answers by cache outcome: hit (stored answers included), miss (this request fetches), shared (waited for a fetch in flight).',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

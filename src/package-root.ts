@@ -14,3 +14,6 @@ function findPackageRoot(from: string): string {
 }
 
 export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/** The contract, read by the router and served at /openapi.yaml. */
+export const OPENAPI_PATH = path.join(PACKAGE_ROOT, 'openapi.yaml');

@@ -10,7 +10,7 @@ export interface Server {
   pid: number;
   port: number;
   origin: string;
-  /** The rest of the LISTENING line (e.g. whether the fast path is on). */
+  /** The rest of the LISTENING line (a note on how it runs). */
   note: string;
   stop(): Promise<void>;
 }

@@ -1,20 +1,34 @@
-// A metadata answer as stored and sent: encoded once, kept in the response store for as long as
-// its extraction lives, and sent with the same headers whether Koa answers it (the miss that
-// stored it) or the fast path does (every hit after).
+// A metadata answer as stored and sent: encoded once, kept in the answer store for as long as its
+// extraction lives, and sent with the same headers whether it was just made (the miss that stored
+// it) or found stored (every hit after). Hits are answered by an ordinary middleware placed after
+// the rate limit (src/app.ts): a hit is logged, given CORS headers and counted like any request,
+// and never reaches routing, validation or the metadata service.
 
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import type { Metadata } from '../../generated/types.gen.js';
 import type { ResponseStore } from '../cache/response-store.js';
-import { codedBody, lazyBodies, preferredCoding, type Coding } from './content-coding.js';
+import { PATHS } from '../paths.js';
+import { codedBody, lazyBodies, preferredCoding, type Coding } from '../content-coding.js';
 import { WARNING_HEADER } from './near-miss.js';
+import { HIT_SERVER_TIMING } from './server-timing.js';
 
 /** docs/SPEC.md, the metadata endpoint: a successful response may be cached for 12 hours. */
 const CACHE_CONTROL = 'public, max-age=43200';
+
+/** Stored answers are kept by exact request target; only this path with a query has any. */
+const STORED_PREFIX = `${PATHS.metadata}?`;
 
 const HEADERS: Record<Coding, Readonly<Record<string, string>>> = {
   identity: headersFor('identity'),
   gzip: headersFor('gzip'),
   br: headersFor('br'),
+};
+
+/** A hit's headers beyond an answer's: built once per coding, never per request. */
+const HIT_HEADERS: Record<Coding, Readonly<Record<string, string>>> = {
+  identity: { ...HEADERS.identity, 'Server-Timing': HIT_SERVER_TIMING },
+  gzip: { ...HEADERS.gzip, 'Server-Timing': HIT_SERVER_TIMING },
+  br: { ...HEADERS.br, 'Server-Timing': HIT_SERVER_TIMING },
 };
 
 function headersFor(coding: Coding): Record<string, string> {
@@ -26,22 +40,36 @@ function headersFor(coding: Coding): Record<string, string> {
   };
 }
 
-/** The headers of a stored answer sent in `coding`: built once per coding, never per request. */
-export function cachedAnswerHeaders(coding: Coding): Readonly<Record<string, string>> {
-  return HEADERS[coding];
+/**
+ * Answers a GET or HEAD whose exact request target is stored, in the coding the client accepts;
+ * anything else goes on.
+ */
+export function cachedAnswers(responses: ResponseStore, onHit: () => void = () => {}) {
+  return function cachedAnswers(ctx: Context, next: Next): Promise<void> | void {
+    const target = ctx.originalUrl;
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !target.startsWith(STORED_PREFIX)) return next();
+    const bodies = responses.get(target);
+    if (bodies === undefined) return next();
+    const { body, coding } = codedBody(bodies, preferredCoding(ctx.get('Accept-Encoding')));
+    ctx.set(HIT_HEADERS[coding]);
+    ctx.compress = false; // already in the coding chosen: koa-compress need not look again
+    ctx.body = body; // HEAD: Koa sends the headers and drops the body
+    onHit();
+  };
 }
 
 /**
  * Answers `ctx` with `metadata` and stores the bytes under the exact request target until
  * `expiresAt`. Koa would have stringified the same way (JSON.stringify, no spacing), so a hit and
  * the miss before it answer identical bytes. Each compressed form is made once, for the first
- * client that asks for it, and kept; Koa's compress middleware leaves an encoded body alone.
+ * client that asks for it, and kept.
  */
 export function sendAnswer(ctx: Context, responses: ResponseStore, metadata: Metadata, expiresAt: number): void {
   const bodies = lazyBodies(Buffer.from(JSON.stringify(metadata)));
-  // The fast path sends stored answers without it: a request naming a near miss is not stored.
+  // A request naming a near miss carries a warning a stored answer would not: it is not stored.
   if (!ctx.res.hasHeader(WARNING_HEADER)) responses.set(ctx.originalUrl, bodies, expiresAt);
   const { body, coding } = codedBody(bodies, preferredCoding(ctx.get('Accept-Encoding')));
+  ctx.compress = false;
   ctx.body = body;
-  ctx.set(cachedAnswerHeaders(coding));
+  ctx.set(HEADERS[coding]);
 }

@@ -1,8 +1,8 @@
 // Who is asking, for rate limiting (docs/SPEC.md "Authentication": clients are identified only by IP).
 // The socket address, unless TRUST_PROXY is set: then the last X-Forwarded-For entry, the one our
 // own load balancer appended; earlier entries are the caller's to forge.
-// This is what Koa's ctx.ip gives with `proxy: true, maxIpsCount: 1`, read from the bare request
-// so that the cached-hit fast path (api/fast-path.ts), which runs before Koa, agrees with it.
+// This is what Koa's ctx.ip gives with `proxy: true, maxIpsCount: 1`, read from the bare request,
+// with the socket's address parsed once per connection.
 
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';

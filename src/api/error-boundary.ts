@@ -5,7 +5,7 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { LinkPeekError, describeError, toHttpError, type ErrorSurface } from '../errors.js';
-import { PATHS } from '../routes.js';
+import { PATHS } from '../paths.js';
 
 function surfaceOf(path: string): ErrorSurface {
   return path === PATHS.proxy ? 'proxy' : 'metadata';

@@ -4,9 +4,11 @@
 import type { Context, Next } from 'koa';
 import { FetchLoop } from '../errors.js';
 import { carriesOurVia } from '../fetch/policy.js';
-import { API_PREFIX } from '../routes.js';
+import { API_PREFIX } from '../paths.js';
 
-export async function refuseFetchLoops(ctx: Context, next: Next): Promise<void> {
-  if (ctx.path.startsWith(API_PREFIX) && carriesOurVia(ctx.headers.via)) throw new FetchLoop();
-  await next();
+export function refuseFetchLoops(ctx: Context, next: Next): Promise<void> {
+  const via = ctx.headers.via;
+  // Thrown inside the chain's promise, as from an async middleware: errorBoundary answers it.
+  if (via !== undefined && ctx.path.startsWith(API_PREFIX) && carriesOurVia(via)) return Promise.reject(new FetchLoop());
+  return next();
 }

@@ -14,7 +14,8 @@ import type { MetadataService } from '../metadata/service-types.js';
 import type { ResponseStore } from '../cache/response-store.js';
 import { sendAnswer } from './cached-answer.js';
 import { clientIp } from './client-ip.js';
-import { OPENAPI_PATH, type Operations } from './router.js';
+import { OPENAPI_PATH } from '../package-root.js';
+import type { Operations } from './router.js';
 import { ServerTiming } from './server-timing.js';
 import { StaticAsset } from '../assets/static-asset.js';
 
@@ -32,7 +33,7 @@ export interface HandlerDeps {
   proxy: ImageProxy;
   health: HealthMonitor;
   metrics: Metrics;
-  /** Where answers are kept for the fast path. */
+  /** Where answers are kept to be answered again (api/cached-answer.ts). */
   responses: ResponseStore;
 }
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
-import { PATHS } from '../routes.js';
+import { PATHS } from '../paths.js';
 
 /** Query strings can be as long as MAX_URL_LENGTH and more; the log keeps a bounded prefix. */
 const LOGGED_URL_MAX = 512;
@@ -34,7 +34,7 @@ interface RequestRecord {
   reason?: string;
 }
 
-/** Writes the line and counts the request; shared by the Koa middleware and the fast path. */
+/** Writes the line and counts the request. */
 export type RequestLogger = (record: RequestRecord) => void;
 
 export const newRequestId: () => string = randomUUID;

@@ -2,18 +2,16 @@
 // the query against openapi.yaml, the same document the SDK is generated from, so server
 // and clients share one contract. Settings that are off by default are switched on here.
 
-import path from 'node:path';
 import type { Context } from 'koa';
-import { OpenAPIBackend, type Context as ApiContext, type Handler } from 'openapi-backend';
+import { OpenAPIBackend, type Context as ApiContext, type Request as ApiRequest } from 'openapi-backend';
 import addFormatsModule from 'ajv-formats';
 import { MethodNotAllowed, NotFound } from '../errors.js';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { OPENAPI_PATH } from '../package-root.js';
 import type { TargetOptions } from '../fetch/target.js';
 import { nearMissWarning, WARNING_HEADER } from './near-miss.js';
+import { operationTable } from './operation-table.js';
 import type { ShowcaseRequest } from './showcase-location.js';
 import { invalid, isMissingUrl, problemsOf } from './validation.js';
-
-export const OPENAPI_PATH = path.join(PACKAGE_ROOT, 'openapi.yaml');
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped in `default`.
 type AddFormats = (ajv: unknown, formats: string[]) => unknown;
@@ -66,8 +64,18 @@ export async function createRouter(operations: Operations, options: RouterOption
   // its path (the rate limit, the cached answers, the declared query names) and a CDN keeps two
   // copies of each answer.
   const api = new OpenAPIBackend({ definition: OPENAPI_PATH, ...VALIDATION_OPTIONS, quick: true, ignoreTrailingSlashes: false });
-  const handlers: Record<string, Handler> = { ...(operations as unknown as Record<string, Handler>) };
-  handlers.validationFail = (c: ApiContext, ctx: Context) => {
+  await api.init();
+  const table = operationTable(api.getOperations());
+  // The methods each documented path answers, for the 405's Allow; HEAD wherever GET is.
+  const allowed = new Map<string, string[]>();
+  for (const op of api.getOperations()) {
+    const methods = allowed.get(op.path) ?? [];
+    methods.push(op.method.toUpperCase());
+    if (op.method === 'get') methods.push('HEAD');
+    allowed.set(op.path, methods);
+  }
+
+  function validationFail(c: ApiContext, ctx: Context): void {
     const errors = c.validation.errors ?? [];
     if (c.operation.operationId === 'getMetadata' && isMissingUrl(errors)) {
       const prefer = ctx.query.prefer;
@@ -81,31 +89,30 @@ export async function createRouter(operations: Operations, options: RouterOption
       return;
     }
     throw invalid(problemsOf(errors, c.request.query as Record<string, unknown>, options.target));
-  };
-  handlers.notFound = (_c: ApiContext, ctx: Context) => {
-    throw new NotFound(ctx.path);
-  };
-  // The component, the showcase and the docs are served by the asset routes in front of the
-  // router (src/assets/routes.ts) and have no handler here: what reaches them is a file they lack.
-  handlers.notImplemented = handlers.notFound;
-  handlers.methodNotAllowed = (_c: ApiContext, ctx: Context) => {
-    throw new MethodNotAllowed(ctx.method, ctx.path, allowed.get(ctx.path) ?? GET_ONLY);
-  };
-  api.register(handlers);
-  await api.init();
-  // The methods each documented path answers, for the 405's Allow; HEAD wherever GET is.
-  const allowed = new Map<string, string[]>();
-  for (const op of api.getOperations()) {
-    const methods = allowed.get(op.path) ?? [];
-    methods.push(op.method.toUpperCase());
-    if (op.method === 'get') methods.push('HEAD');
-    allowed.set(op.path, methods);
   }
-  // openapi-backend's router rebuilds its flat list of operations (lodash chains over the whole
-  // document) on every request it matches; the document does not change after init, so the list
-  // is built once, which saves that CPU and garbage on every uncached request.
-  const flatOperations = api.router.getOperations();
-  api.router.getOperations = () => flatOperations;
+
+  /**
+   * What openapi-backend's handleRequest does for this document (no security schemes, no
+   * pre- or post-handlers), through its public parts: match, validate and coerce, then the
+   * operation's handler. The component, the showcase and the docs are served by the asset
+   * routes in front of the router (src/assets/routes.ts) and have no handler here: what reaches
+   * them is a file they lack, a 404.
+   */
+  async function dispatch(request: ApiRequest, ctx: Context): Promise<void> {
+    const matched = table.match(request.method.toLowerCase(), request.path);
+    if ('missing' in matched) {
+      if (matched.missing === 'methodNotAllowed') throw new MethodNotAllowed(ctx.method, ctx.path, allowed.get(ctx.path) ?? GET_ONLY);
+      throw new NotFound(ctx.path);
+    }
+    const { operation } = matched;
+    const validation = api.validateRequest(request, operation);
+    const c = { api, operation, validation, request: api.router.parseRequest(request, operation) } as ApiContext;
+    if (validation.errors) return validationFail(c, ctx);
+    c.request = api.router.parseRequest(validation.coerced, operation);
+    const handler = (operations as unknown as Record<string, KoaHandler | undefined>)[operation.operationId ?? ''];
+    if (handler === undefined) throw new NotFound(ctx.path);
+    await handler(c, ctx);
+  }
 
   // Unknown query parameters are tolerated (utm tags happen) but openapi-backend's
   // schema forbids them, so each operation only sees its declared ones; one a typo away from a
@@ -124,10 +131,7 @@ export async function createRouter(operations: Operations, options: RouterOption
       const warning = known.size > 0 ? nearMissWarning(Object.keys(ctx.query), known) : null;
       if (warning !== null) ctx.set(WARNING_HEADER, warning);
     }
-    await api.handleRequest(
-      // HEAD is answered like GET; Koa drops the body.
-      { method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, query, headers: ctx.headers as Record<string, string> },
-      ctx,
-    );
+    // HEAD is answered like GET; Koa drops the body.
+    await dispatch({ method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, query, headers: ctx.headers as Record<string, string> }, ctx);
   };
 }

@@ -5,7 +5,7 @@
 
 import type { CacheOutcome, RequestTiming, TimingStep } from '../metadata/service-types.js';
 
-/** What the fast path sends with every stored answer: built once, not per request. */
+/** What every stored answer is sent with: built once, not per request. */
 export const HIT_SERVER_TIMING = 'cache;desc=hit';
 
 export class ServerTiming implements RequestTiming {

@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Config } from '../config.js';
-import { PATHS } from '../routes.js';
+import { PATHS } from '../paths.js';
 
 /** What the Location is made of, read from one request. */
 export interface ShowcaseRequest {

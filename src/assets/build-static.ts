@@ -4,7 +4,7 @@
 // after the element's build has made dist/element/component.js.
 
 import path from 'node:path';
-import { OPENAPI_PATH } from '../api/router.js';
+import { OPENAPI_PATH } from '../package-root.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { DEFAULT_BUNDLE_PATH } from './component-bundle.js';
 import { SWAGGER_UI_FILES } from './docs.js';

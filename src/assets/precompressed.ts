@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { COMPRESS_MIN_BYTES, compressOnce, type CodedBodies } from '../api/content-coding.js';
+import { COMPRESS_MIN_BYTES, compressOnce, type CodedBodies } from '../content-coding.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 
 export const PRECOMPRESSED_DIR = path.join(PACKAGE_ROOT, 'dist/static');

@@ -3,7 +3,7 @@
 import type Koa from 'koa';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { PATHS } from '../routes.js';
+import { PATHS } from '../paths.js';
 import { componentBundle, DEFAULT_BUNDLE_PATH } from './component-bundle.js';
 import { DOCS_CSP, docsAssets } from './docs.js';
 import { faviconIco } from './favicon.js';

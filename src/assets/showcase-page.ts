@@ -4,7 +4,7 @@
 // default URL from config, is HTML-escaped. The code blocks scroll sideways, so each is focusable
 // and named by its heading: a keyboard can reach and scroll it (WCAG 2.1.1).
 import { createHash } from 'node:crypto';
-import { PATHS } from '../routes.js';
+import { PATHS } from '../paths.js';
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

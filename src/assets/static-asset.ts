@@ -7,7 +7,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { compressOnce, pick, preferredCoding, type CodedBodies } from '../api/content-coding.js';
+import { compressOnce, pick, preferredCoding, type CodedBodies } from '../content-coding.js';
 import { PRECOMPRESSED_DIR, readPrecompressed } from './precompressed.js';
 
 export interface AssetHeaders {

@@ -1,12 +1,12 @@
-// Answers already sent, by exact request target (path and query), as the bytes sent: what the
-// cached-hit fast path (api/fast-path.ts) answers from before Koa builds a context. docs/SPEC.md
+// Answers already sent, by exact request target (path and query), as the bytes sent: what a
+// repeated request is answered from (api/cached-answer.ts) before routing runs. docs/SPEC.md
 // makes the full request URL the cache key, so an answer stored under exactly that target is the
 // answer; a different query string (another `prefer`, a utm tag, another spelling of `url`) is
 // another entry. An answer is kept only as long as the extraction it shows (cache/lifetime.ts).
 
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
-import type { CodedBodies } from '../api/content-coding.js';
+import type { CodedBodies } from '../content-coding.js';
 import { remainingMs } from './lifetime.js';
 
 export interface ResponseStoreOptions {

@@ -3,10 +3,8 @@
 // page fetches it and the others wait for its result to land in the store; should that claim go
 // away without a result (the instance failed to store, or died), a waiter fetches after all.
 
+import type { CacheOutcome } from '../metadata/service-types.js';
 import type { Extraction, ExtractionStore } from './extraction-store.js';
-
-/** How a request's answer came about: from the cache, fetched for it, or shared with a fetch in flight. */
-export type CacheOutcome = 'hit' | 'miss' | 'shared';
 
 /** How often an instance waiting for another's fetch looks for the result. */
 const CLAIM_POLL_MS = 25;

@@ -6,16 +6,17 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { LinkPeekError } from '../errors.js';
+import { cachedMetadata } from '../cache/cached-metadata.js';
 import { MemoryExtractionStore, type ExtractionStore } from '../cache/extraction-store.js';
 import { createSafeFetch, type SafeFetchDeps, type SafeFetchService } from '../fetch/fetcher.js';
 import { fetchThrough } from '../fetch/plain-fetch.js';
-import { DnsResolver, type DnsCacheResult, type DnsOutcome } from '../fetch/resolver.js';
+import { DnsResolver, type DnsCacheResult, type DnsOutcome, type Resolver } from '../fetch/resolver.js';
 import type { SafeFetch } from '../fetch/types.js';
 import { embedLookup, type EmbedLookupDeps } from '../oembed/embed-lookup.js';
 import { imageEnricher } from '../metadata/enrich-images.js';
 import { safetyEnricher } from '../metadata/enrich-safety.js';
 import { RecentScanTimes } from '../metadata/scan-times.js';
-import { createMetadataService, type Enricher } from '../metadata/service.js';
+import { createMetadataPipeline, type Enricher } from '../metadata/service.js';
 import type { CacheOutcome, MetadataService } from '../metadata/service-types.js';
 import { createSafetyCheck, type SafetyCheck } from '../safety/index.js';
 
@@ -48,7 +49,7 @@ export interface EngineDeps {
 
 export interface Engine {
   config: Config;
-  resolver: DnsResolver;
+  resolver: Resolver;
   fetcher: SafeFetchService;
   /** The guarded fetch, with the hooks' wrapper: the image proxy uses it too. */
   safeFetch: SafeFetch;
@@ -62,7 +63,7 @@ export interface Engine {
 
 export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
   const { logger, hooks = {} } = deps;
-  const resolver =
+  const resolver: Resolver =
     deps.fetch?.resolver ??
     new DnsResolver({
       timeoutMs: config.dnsTimeoutMs,
@@ -77,28 +78,22 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
   const safety = createSafetyCheck(config, { logger, fetch: apiFetch.fetch, onProviderFailure: hooks.onSafetyFailure });
   const embeds = embedLookup({ safeFetch, providers: deps.oembedProviders });
   const enrichers = deps.enrichers ?? [safetyEnricher(safety), imageEnricher({ safeFetch, config }), embeds.enricher];
-  const metadata =
-    deps.metadata ??
-    createMetadataService({
-      config,
-      safeFetch,
-      store: deps.store ?? new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes }),
-      enrichers,
-      onCache: hooks.onCache,
-      embedStandsIn: embeds.standsIn,
-      onEnricherError: (err) => logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
-      // A client whose pages cost CPU to scan gets smaller shares of fetches and lookups while
-      // the cost is recent (fetch/client-cost.ts).
-      onScanCost: (client, cpuMs) => fetcher.chargeCpu(client, cpuMs),
-      scanTimes,
-      // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
-      // Not when a test resolves names with its own lookup (no lookups: the resolver would ask
-      // the system's nameservers).
-      prefetchHost:
-        config.probeImages && deps.prefetchImageHosts !== false && fetcher.lookups !== null
-          ? (host, client) => fetcher.lookups?.prefetch(host, client)
-          : undefined,
-    });
+  const pipeline = createMetadataPipeline({
+    config,
+    safeFetch,
+    enrichers,
+    embedStandsIn: embeds.standsIn,
+    onEnricherError: (err) => logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
+    // A client whose pages cost CPU to scan gets smaller shares of fetches and lookups while
+    // the cost is recent (fetch/client-cost.ts).
+    onScanCost: (client, cpuMs) => fetcher.chargeCpu(client, cpuMs),
+    scanTimes,
+    // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
+    prefetchHost: config.probeImages && deps.prefetchImageHosts !== false ? (host, client) => fetcher.lookups.prefetch(host, client) : undefined,
+  });
+  // The pipeline behind the cache: extractions kept for their lifetime, one fetch per page at a time.
+  const store = deps.store ?? new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes });
+  const metadata = deps.metadata ?? cachedMetadata(pipeline, { config, store, onCache: hooks.onCache });
 
   return {
     config,

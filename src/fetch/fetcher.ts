@@ -6,7 +6,6 @@
 // against maxBytes (response-body.ts). Per connection: the address guard of connector.ts.
 // Upstream status codes are not errors here: callers decide what a 404 means.
 
-import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import type { Config } from '../config.js';
 import { FetchFailed } from '../errors.js';
@@ -18,7 +17,7 @@ import { FetchDeadline } from './fetch-deadline.js';
 import { FetchLimiter } from './limiter.js';
 import { NameLookups } from './lookups.js';
 import { CALLER_HEADERS, REDIRECT_STATUSES, requestHeaders } from './policy.js';
-import { DnsResolver } from './resolver.js';
+import { DnsResolver, type Resolver } from './resolver.js';
 import { readable, type UndiciResponse } from './response-body.js';
 import { targetProblem } from './target.js';
 import { hrefWithoutFragment } from '../url-fragment.js';
@@ -30,10 +29,8 @@ interface SafeFetchLogger {
 }
 
 export interface SafeFetchDeps {
-  /** The caching c-ares resolver (default: one built from DNS_SERVERS and DNS_TIMEOUT_MS). */
-  resolver?: DnsResolver;
-  /** Test seam: a plain lookup function used instead of the resolver. Its answers pass the address guard. */
-  lookup?: LookupFunction;
+  /** How names are resolved (default: the caching c-ares resolver built from DNS_SERVERS and DNS_TIMEOUT_MS). */
+  resolver?: Resolver;
   /** Told about refused targets: a blocked address or redirect is worth a look (SSRF probing). */
   logger?: SafeFetchLogger;
   /**
@@ -48,8 +45,8 @@ export interface SafeFetchService {
   safeFetch: SafeFetch;
   /** The caps on upstream fetches: per instance, client and destination (for metrics and /healthz). */
   limiter: FetchLimiter;
-  /** Name lookups and their fair shares (null when a test's own lookup replaces the resolver). */
-  lookups: NameLookups | null;
+  /** Name lookups and their fair shares. */
+  lookups: NameLookups;
   /**
    * Charges `cpuMs` of CPU (a page's head scan) to the client at IP `client` (absent: the
    * service's own): while recent, its shares of fetches and lookups shrink and it is served after
@@ -57,7 +54,7 @@ export interface SafeFetchService {
    */
   chargeCpu(client: string | undefined, cpuMs: number): void;
   /** The resolver every upstream name goes through (for metrics, /healthz and prefetching). */
-  resolver: DnsResolver;
+  resolver: Resolver;
   /**
    * Shuts the upstream side down: waits for fetches in flight (each bounded by its deadline,
    * which also ends a body nobody reads), then closes every upstream connection.
@@ -69,12 +66,12 @@ export interface SafeFetchService {
 const REDIRECT_BODY_DRAIN = 64 * 1024;
 
 export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeFetchService {
-  const resolver = deps.resolver ?? new DnsResolver({ timeoutMs: config.dnsTimeoutMs, servers: config.dnsServers });
+  const resolver: Resolver = deps.resolver ?? new DnsResolver({ timeoutMs: config.dnsTimeoutMs, servers: config.dnsServers });
   const agent = new Agent({
     allowH2: true,
     connect: createGuardedConnector(config, {
-      lookup: deps.lookup ?? resolver.lookup,
-      resolve: deps.lookup ? undefined : (hostname) => resolver.resolve(hostname),
+      lookup: resolver.lookup,
+      resolve: (hostname) => resolver.resolve(hostname),
       isPublic: deps.isPublicAddress,
     }),
     // undici's own timers are a second net under the total deadline, never the first: they are
@@ -89,14 +86,12 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
     perHost: config.maxFetchesPerHost,
   });
   // One cost ledger for both: a client's costly pages shrink its lookups too.
-  const lookups = deps.lookup
-    ? null
-    : new NameLookups(resolver, {
-        maxActive: config.maxConcurrentLookups,
-        maxQueued: config.lookupQueueMax,
-        perClient: config.maxLookupsPerClient,
-        costs: limiter.costs,
-      });
+  const lookups = new NameLookups(resolver, {
+    maxActive: config.maxConcurrentLookups,
+    maxQueued: config.lookupQueueMax,
+    perClient: config.maxLookupsPerClient,
+    costs: limiter.costs,
+  });
   const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks, isPublic: deps.isPublicAddress };
 
   async function safeFetch(url: URL, options: SafeFetchOptions): Promise<SafeFetchResponse> {
@@ -121,12 +116,12 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
   }
 
   function needsLookup(url: URL): boolean {
-    return lookups !== null && !resolver.answersAtOnce(url.hostname);
+    return !resolver.answersAtOnce(url.hostname);
   }
 
   /** Resolves the host of `url` outside any fetch slot, within the client's share of lookups. */
   async function lookUp(url: URL, client: string | undefined, deadline: FetchDeadline, timings: FetchTimings): Promise<void> {
-    const ms = await lookups?.resolve(url.hostname, chargedClient(client), deadline.signal);
+    const ms = await lookups.resolve(url.hostname, chargedClient(client), deadline.signal);
     if (ms != null) timings.add({ dnsMs: ms, connectMs: null });
   }
 

@@ -8,7 +8,7 @@
 
 import type { ClientCosts } from './client-cost.js';
 import { FairScheduler } from './fair-scheduler.js';
-import type { DnsResolver } from './resolver.js';
+import type { Resolver } from './resolver.js';
 import { chargedClient } from './charge.js';
 
 export interface LookupOptions {
@@ -25,7 +25,7 @@ export class NameLookups {
   readonly scheduler: FairScheduler;
 
   constructor(
-    private readonly resolver: DnsResolver,
+    private readonly resolver: Resolver,
     opts: LookupOptions,
   ) {
     this.scheduler = new FairScheduler({ ...opts, perHost: 0, unit: 'lookup' });

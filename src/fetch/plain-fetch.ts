@@ -4,9 +4,9 @@
 // URL from a request.
 
 import { Agent, fetch as undiciFetch } from 'undici';
-import type { DnsResolver } from './resolver.js';
+import type { Resolver } from './resolver.js';
 
-export function fetchThrough(resolver: DnsResolver): { fetch: typeof globalThis.fetch; close(): Promise<void> } {
+export function fetchThrough(resolver: Resolver): { fetch: typeof globalThis.fetch; close(): Promise<void> } {
   const dispatcher = new Agent({ connect: { lookup: resolver.lookup } });
   const fetch = ((input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) =>
     undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;

@@ -67,7 +67,25 @@ type DnsError = Error & { code: string; hostname: string };
 
 type Entry = { addresses: LookupAddress[] } | { code: string };
 
-export class DnsResolver {
+/**
+ * How upstream names are resolved: what safeFetch, its connector, the lookup slots, Safe
+ * Browsing's client and /healthz need of a resolver. DnsResolver is the service's; a caller (a
+ * test, an embedding program) may pass its own.
+ */
+export interface Resolver {
+  /** The lookup net.connect calls at connect time; the address guard judges its answers. */
+  readonly lookup: LookupFunction;
+  /** Resolves `hostname` ahead of the connection (its time is the fetch's DNS time). */
+  resolve(hostname: string): Promise<LookupAddress[]>;
+  /** True when resolve() would answer at once: no lookup slot is needed. */
+  answersAtOnce(hostname: string): boolean;
+  /** Outcomes of recent queries, for /healthz. */
+  readonly recent: DnsWindow;
+  readonly cachedNames: number;
+  close(): void;
+}
+
+export class DnsResolver implements Resolver {
   /** Outcomes of the last 20 s of queries, for /healthz. */
   readonly recent = new DnsWindow();
   private readonly channel: dns.promises.Resolver;

@@ -1,7 +1,7 @@
 // The steps around a page's scan that are not the scan: telling the resolver about image hosts
 // as the head names them, and running the enrichers within their budget.
 
-import type { EnrichmentInput, MetadataServiceDeps } from './service.js';
+import type { EnrichmentInput, MetadataPipelineDeps } from './service.js';
 
 /** Hosts prefetched per page at most: the probes use three URLs; a page listing hundreds gets no more. */
 const PREFETCH_HOSTS = 4;
@@ -23,7 +23,7 @@ export function hostsOf(page: URL, prefetch: (hostname: string) => void): (rawUr
  * request deadline is nearer): the answer does not wait past it.
  * Resolves true when every enricher settled within the budget, false when some still run.
  */
-export async function runEnrichers(input: EnrichmentInput, deps: Pick<MetadataServiceDeps, 'enrichers' | 'onEnricherError'>, budgetMs: number): Promise<boolean> {
+export async function runEnrichers(input: EnrichmentInput, deps: Pick<MetadataPipelineDeps, 'enrichers' | 'onEnricherError'>, budgetMs: number): Promise<boolean> {
   const enrichers = deps.enrichers ?? [];
   if (enrichers.length === 0) return true;
   const budget = new AbortController();

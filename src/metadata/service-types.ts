@@ -1,12 +1,11 @@
-// What the API needs from the metadata pipeline (docs/ARCHITECTURE.md).
+// What the API needs from the metadata service: the pipeline behind its cache (docs/ARCHITECTURE.md).
 
 import type { Metadata } from '../../generated/types.gen.js';
 
 export type Prefer = 'og' | 'twitter';
 
-import type { CacheOutcome } from '../cache/single-flight.js';
-
-export type { CacheOutcome };
+/** How a request's answer came about: from the cache, fetched for it, or shared with a fetch in flight. */
+export type CacheOutcome = 'hit' | 'miss' | 'shared';
 
 /** The steps of an uncached answer that Server-Timing reports, in the order they happen. */
 export type TimingStep = 'dns' | 'connect' | 'fetch' | 'scan' | 'enrich';

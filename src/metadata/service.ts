@@ -1,24 +1,21 @@
-// The metadata pipeline (docs/ARCHITECTURE.md): cache → single-flight → safeFetch →
-// charset + head scan → rules → enrichment within a budget → cache. Both preferences are built
-// from one fetch, so prefer=og and prefer=twitter share it.
+// The metadata pipeline (docs/ARCHITECTURE.md): safeFetch → charset + head scan → rules →
+// enrichment within a budget, all within one request deadline. Both preferences are built from
+// one fetch, so prefer=og and prefer=twitter share it. What is kept, shared and for how long is
+// the cache's business (src/cache/cached-metadata.ts), not this pipeline's.
 
 import type { Metadata } from '../../generated/types.gen.js';
 import type { RawTags } from '../../wasm-parser/types.js';
 import { type Clock, scanHead } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
-import { FetchFailed, FetchTimeout } from '../errors.js';
+import { FetchFailed } from '../errors.js';
 import { failures, type FetchFailure } from '../failure-reasons.js';
 import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch } from '../fetch/types.js';
 import { SNIFF_BYTES, sniffImage } from '../images/sniff.js';
 import { isHtmlMediaType, mediaTypeEssence } from '../media-type.js';
 import { emptyMetadata, extractBoth } from './extract.js';
-import type { Extraction, ExtractionStore } from '../cache/extraction-store.js';
-import { extractionExpiry } from '../cache/lifetime.js';
-import { SingleFlight } from '../cache/single-flight.js';
-import type { Answer, CacheOutcome, MetadataService, Prefer, RequestTiming } from './service-types.js';
+import type { RequestTiming } from './service-types.js';
 import { mayBeChallengePage, refuseWalls } from '../walls/detect.js';
-import { hrefWithoutFragment } from '../url-fragment.js';
 import { RequestDeadline } from './request-deadline.js';
 import type { RecentScanTimes } from './scan-times.js';
 import { hostsOf, runEnrichers } from './run-enrichers.js';
@@ -42,13 +39,22 @@ export interface EnrichmentInput {
  */
 export type Enricher = (input: EnrichmentInput, signal: AbortSignal) => Promise<void>;
 
-export interface MetadataServiceDeps {
+/** Both preferences of one page. */
+export interface Extracted {
+  og: Metadata;
+  twitter: Metadata;
+}
+
+/**
+ * Extracts the page at `target` on behalf of the client at IP `client` (its fair share of fetch
+ * slots); throws FetchFailed / FetchTimeout / Overloaded. `timing` hears how long each step took.
+ */
+export type MetadataPipeline = (target: URL, client?: string, timing?: RequestTiming) => Promise<Extracted>;
+
+export interface MetadataPipelineDeps {
   config: Config;
   safeFetch: SafeFetch;
-  store: ExtractionStore;
   enrichers?: Enricher[];
-  /** Observability hooks (metrics): cache outcome of each request. */
-  onCache?: (outcome: CacheOutcome) => void;
   /** Told of an enricher that failed (the extraction is still answered). */
   onEnricherError?: (err: unknown) => void;
   /**
@@ -75,51 +81,8 @@ export interface MetadataServiceDeps {
   scanClock?: Clock;
 }
 
-/** The cache key of a target: its URL without the fragment, which never reaches the server. */
-export function extractionKey(target: URL): string {
-  return hrefWithoutFragment(target);
-}
-
-export function createMetadataService(deps: MetadataServiceDeps): MetadataService {
-  const { config, store } = deps;
-  /** Longest an extraction can take: its deadline, and a margin. */
-  const flights = new SingleFlight(store, config.requestDeadlineMs + 1000);
-
-  function settle(outcome: CacheOutcome, timing: RequestTiming | undefined): void {
-    deps.onCache?.(outcome);
-    if (timing) timing.cache = outcome;
-  }
-
-  async function extractHere(target: URL, key: string, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
-    const deadline = new RequestDeadline(config.requestDeadlineMs);
-    try {
-      const { fresh, failed } = await fetchOrStandIn(target, client, timing, deadline);
-      const enriching = performance.now();
-      const allSettled = await runEnrichers(fresh, deps, Math.min(config.enrichBudgetMs, deadline.remainingMs()));
-      timing?.step('enrich', performance.now() - enriching);
-      // An enricher that overran the budget must not change what is already cached: then the
-      // cache gets a copy. When every enricher has settled, nothing can touch the objects again.
-      const [og, twitter] = allSettled ? [fresh.og, fresh.twitter] : [structuredClone(fresh.og), structuredClone(fresh.twitter)];
-      // A failed page answered for its oEmbed alone: without an embed, the page's failure stands.
-      if (failed && og.embed === null) throw failed;
-      const value: Extraction = { ok: true, og, twitter, expiresAt: extractionExpiry(true, config) };
-      await store.set(key, value);
-      return value;
-    } catch (err) {
-      // The page's own failures are kept briefly so a dead host is not hammered. Our saturation
-      // (Overloaded, a deadline spent waiting for a slot) and the unexpected say nothing about
-      // the page (LinkPeekError.pageFailure) and are not cached: the next request tries afresh.
-      if (err instanceof FetchFailed && err.pageFailure) {
-        const code = err instanceof FetchTimeout ? 'FETCH_TIMEOUT' : 'FETCH_FAILED';
-        const value: Extraction = { ok: false, code, reason: err.reason, failure: err.failure, expiresAt: extractionExpiry(false, config) };
-        await store.set(key, value);
-        return value;
-      }
-      throw err;
-    } finally {
-      deadline.clear();
-    }
-  }
+export function createMetadataPipeline(deps: MetadataPipelineDeps): MetadataPipeline {
+  const { config } = deps;
 
   /** The page's extraction or, for a failure its oEmbed answer may stand in for, the object of a page with nothing to read. */
   async function fetchOrStandIn(target: URL, client: string | undefined, timing: RequestTiming | undefined, deadline: RequestDeadline) {
@@ -134,34 +97,29 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
     }
   }
 
-  return {
-    async get(target: URL, prefer: Prefer, client?: string, timing?: RequestTiming): Promise<Answer> {
-      const key = extractionKey(target);
-      let extraction = await store.get(key);
-      if (extraction) settle('hit', timing);
-      else {
-        // The fetch is charged to this client; those who join it while in flight share it free.
-        // Settled before the extraction runs: it may find another instance's result and say 'shared'.
-        const flight = flights.run(key, () => extractHere(target, key, client, timing), () => {
-          if (timing) timing.cache = 'shared';
-        });
-        settle(flight.outcome, timing);
-        extraction = await flight.extraction;
-      }
-      if (!extraction.ok) {
-        if (extraction.code === 'FETCH_TIMEOUT') throw new FetchTimeout(extraction.reason, { deadlineMs: config.fetchTimeoutMs, failure: extraction.failure });
-        throw new FetchFailed(extraction.reason, { failure: extraction.failure ?? failures.unreachable() });
-      }
-      return { metadata: extraction[prefer], expiresAt: extraction.expiresAt };
-    },
-    async close() {},
+  return async function extract(target, client, timing) {
+    const deadline = new RequestDeadline(config.requestDeadlineMs);
+    try {
+      const { fresh, failed } = await fetchOrStandIn(target, client, timing, deadline);
+      const enriching = performance.now();
+      const allSettled = await runEnrichers(fresh, deps, Math.min(config.enrichBudgetMs, deadline.remainingMs()));
+      timing?.step('enrich', performance.now() - enriching);
+      // An enricher that overran the budget must not change what is answered and kept: then the
+      // answer is a copy. When every enricher has settled, nothing can touch the objects again.
+      const [og, twitter] = allSettled ? [fresh.og, fresh.twitter] : [structuredClone(fresh.og), structuredClone(fresh.twitter)];
+      // A failed page answered for its oEmbed alone: without an embed, the page's failure stands.
+      if (failed && og.embed === null) throw failed;
+      return { og, twitter };
+    } finally {
+      deadline.clear();
+    }
   };
 }
 
 async function fetchAndExtract(
   target: URL,
   client: string | undefined,
-  deps: MetadataServiceDeps,
+  deps: MetadataPipelineDeps,
   signal: AbortSignal,
   timing?: RequestTiming,
 ): Promise<EnrichmentInput> {
@@ -225,12 +183,12 @@ async function fetchAndExtract(
 }
 
 /** The scan's time budget (SCAN_BUDGET_MS), on the injected clock when there is one. */
-function scanBudget({ config, scanClock }: MetadataServiceDeps) {
+function scanBudget({ config, scanClock }: MetadataPipelineDeps) {
   return { budgetMs: config.scanBudgetMs, clock: scanClock, cpuClock: scanClock };
 }
 
 /** The head of an error page, read for bot-check markers; null when it cannot be read (the status stands). */
-async function headOfErrorPage(body: AsyncIterable<Uint8Array>, contentType: string, deps: MetadataServiceDeps): Promise<RawTags | null> {
+async function headOfErrorPage(body: AsyncIterable<Uint8Array>, contentType: string, deps: MetadataPipelineDeps): Promise<RawTags | null> {
   try {
     return (await scanHead(body, { ...scanBudget(deps), contentType, retainChunks: true })).tags;
   } catch {

@@ -21,7 +21,7 @@ export interface EmbedLookupDeps {
 
 export interface EmbedLookup {
   enricher: Enricher;
-  /** MetadataServiceDeps.embedStandsIn: may this failed page be answered from its provider's oEmbed? */
+  /** MetadataPipelineDeps.embedStandsIn: may this failed page be answered from its provider's oEmbed? */
   standsIn: (target: URL, failure: FetchFailure) => boolean;
 }
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { lazyBodies } from '../../src/api/content-coding.js';
+import { lazyBodies } from '../../src/content-coding.js';
 import { ResponseStore } from '../../src/cache/response-store.js';
 import { OUR_VIA } from '../../src/fetch/policy.js';
 import { checkedRequest, startService, TEST_ENV, type CheckedResponse } from '../helpers/service.js';

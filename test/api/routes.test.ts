@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { OpenAPIBackend } from 'openapi-backend';
-import { OPENAPI_PATH } from '../../src/api/router.js';
+import { OPENAPI_PATH } from '../../src/package-root.js';
 import { startService } from '../helpers/service.js';
 
 test('openapi.yaml is a valid OpenAPI document (the service starts without checking it)', async () => {

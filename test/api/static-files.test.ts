@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import Koa from 'koa';
 import { imageSize } from 'image-size';
 import { startService, type Service } from '../helpers/service.js';
-import { compressOnce } from '../../src/api/content-coding.js';
+import { compressOnce } from '../../src/content-coding.js';
 import { SWAGGER_UI_FILES } from '../../src/assets/docs.js';
 import { faviconIco } from '../../src/assets/favicon.js';
 import { precompress, readPrecompressed } from '../../src/assets/precompressed.js';

@@ -11,7 +11,7 @@ import { BlockedAddressError, guardLookup } from '../../src/fetch/address.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import { targetProblem } from '../../src/fetch/target.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
-import { loopbackLookup, readAll, rejection, scriptedLookup, testConfig } from './harness.js';
+import { loopbackLookup, readAll, rejection, scriptedLookup, testConfig, lookupResolver } from './harness.js';
 
 const test = suite('safeFetch address attacks');
 const guarded = testConfig({ ALLOW_PRIVATE_NETWORKS: 'false' });
@@ -29,7 +29,7 @@ test.after(async () => {
 async function assertRefused(href: string, reason: RegExp, lookup = loopbackLookup([])): Promise<FetchFailed> {
   const before = up.requests.length;
   const connectionsBefore = up.connections;
-  const { safeFetch, close } = createSafeFetch(guarded, { lookup });
+  const { safeFetch, close } = createSafeFetch(guarded, { resolver: lookupResolver(lookup) });
   try {
     const err = await rejection(safeFetch(new URL(href), { maxBytes: 1024 }));
     assert.instance(err, FetchFailed);
@@ -160,7 +160,7 @@ test('every new connection is checked: the second fetch of a name is resolved ag
   const calls: string[] = [];
   const lookup = loopbackLookup(['again.test'], calls);
   await assertRefused(`http://again.test:${up.port}/a`, /^blocked address/, lookup);
-  const { safeFetch, close } = createSafeFetch(guarded, { lookup });
+  const { safeFetch, close } = createSafeFetch(guarded, { resolver: lookupResolver(lookup) });
   try {
     await rejection(safeFetch(new URL(`http://again.test:${up.port}/b`), { maxBytes: 1024 }));
     await rejection(safeFetch(new URL(`http://again.test:${up.port}/c`), { maxBytes: 1024 }));
@@ -176,7 +176,7 @@ test('loopback is refused when allowPrivateNetworks is off', async () => {
 });
 
 test('the same loopback upstream is reached when allowPrivateNetworks is on (control)', async () => {
-  const { safeFetch, close } = createSafeFetch(testConfig(), { lookup: loopbackLookup(['named.test']) });
+  const { safeFetch, close } = createSafeFetch(testConfig(), { resolver: lookupResolver(loopbackLookup(['named.test'])) });
   try {
     const res = await safeFetch(new URL(`http://named.test:${up.port}/x`), { maxBytes: 1024 });
     assert.is((await readAll(res.body)).toString(), 'secret');

@@ -7,7 +7,7 @@ import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import type { ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { respond, startUpstream } from '../helpers/upstream.js';
-import { readAll, rejection, sleep, testConfig } from './harness.js';
+import { readAll, rejection, sleep, testConfig, lookupResolver } from './harness.js';
 
 const test = suite('safeFetch concurrency cap');
 
@@ -98,7 +98,7 @@ test('FETCH_QUEUE_MAX=0: no queue, Overloaded as soon as every slot is taken', a
 test('a resolver refusing a lookup because it is overloaded (EDNSOVERLOAD) is Overloaded, not the page failing', async () => {
   const overloaded = ((hostname: string, _options: unknown, callback: (err: Error) => void) =>
     setImmediate(() => callback(Object.assign(new Error(`too many lookups in flight for ${hostname}`), { code: 'EDNSOVERLOAD' })))) as unknown as LookupFunction;
-  const { safeFetch, close } = createSafeFetch(testConfig(), { lookup: overloaded });
+  const { safeFetch, close } = createSafeFetch(testConfig(), { resolver: lookupResolver(overloaded) });
   try {
     const err = await rejection(safeFetch(new URL('http://busy.test:8080/'), { maxBytes: 1024 }));
     assert.instance(err, Overloaded);

@@ -8,7 +8,7 @@ import { FetchTimeout, Overloaded } from '../../src/errors.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { until } from '../helpers/until.js';
-import { loopbackLookup, readAll, rejection, sleep, testConfig } from './harness.js';
+import { loopbackLookup, readAll, rejection, sleep, testConfig, lookupResolver } from './harness.js';
 
 interface Ctx {
   up: Upstream;
@@ -93,7 +93,7 @@ fair('a client past its own queue is Overloaded at once; other clients are not',
 
 fair('one slow destination holds at most its share; a fetch to another destination is served at once', async ({ up, cutHeld }) => {
   const lookup = loopbackLookup(NAMES);
-  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { lookup });
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { resolver: lookupResolver(lookup) });
   try {
     const slow = [1, 2, 3].map((i) => rejection(safeFetch(up.url(`/hold?${i}`, 'slow.test'), { maxBytes: 1024, client: `10.0.0.${i}` })));
     await reached(limiter, 3);
@@ -109,7 +109,7 @@ fair('one slow destination holds at most its share; a fetch to another destinati
 
 fair('wildcard subdomains (a.evil.test, b.evil.test, c.evil.test) share one destination share', async ({ up, cutHeld }) => {
   const lookup = loopbackLookup(NAMES);
-  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { lookup });
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { resolver: lookupResolver(lookup) });
   try {
     const names = ['a.evil.test', 'b.evil.test', 'c.evil.test'];
     const all = names.map((name, i) => rejection(safeFetch(up.url('/hold', name), { maxBytes: 1024, client: `10.0.0.${i}` })));
@@ -169,7 +169,7 @@ fair('a full instance queue refuses the newest waiter of the client using most, 
 fair('8 clients with dripping pages on random domains cannot take every slot from a ninth (64 slots, the old default)', async ({ up, cutHeld }) => {
   const names = Array.from({ length: 8 * 30 }, (_, i) => `drip${i}.attacker${i % 8}.test`);
   const lookup = loopbackLookup([...names, 'fine.test']);
-  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '64', FETCH_TIMEOUT_MS: '1500' }), { lookup });
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '64', FETCH_TIMEOUT_MS: '1500' }), { resolver: lookupResolver(lookup) });
   try {
     const attacks = names.map((name, i) => rejection(safeFetch(up.url('/hold', name), { maxBytes: 1024, client: `10.8.0.${i % 8}` })));
     assert.ok(limiter.inFlight < 64, `${limiter.inFlight} of 64 slots taken`);

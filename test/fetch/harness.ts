@@ -4,6 +4,8 @@
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { loadConfig, type Config } from '../../src/config.js';
+import { DnsWindow } from '../../src/fetch/dns-window.js';
+import type { Resolver } from '../../src/fetch/resolver.js';
 import { LOCAL_DNS_SERVERS } from '../helpers/local-dns.js';
 import { TEST_CA_FILE } from '../helpers/upstream.js';
 
@@ -59,3 +61,12 @@ export async function rejection(promise: Promise<unknown>): Promise<Error> {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A resolver object around a test's own lookup: every name is looked up by `lookup` when a
+ * connection is made, and only then (it "answers at once", so no lookup slot is taken and nothing
+ * is asked ahead), so a scripted lookup sees exactly one call per connection.
+ */
+export function lookupResolver(lookup: LookupFunction): Resolver {
+  return { lookup, resolve: async () => [], answersAtOnce: () => true, recent: new DnsWindow(), cachedNames: 0, close() {} };
+}

@@ -7,7 +7,7 @@ import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { respond, startUpstream, TEST_CA_FILE, type UpstreamProtocol } from '../helpers/upstream.js';
-import { loopbackLookup, readAll, rejection, testConfig } from './harness.js';
+import { loopbackLookup, readAll, rejection, testConfig, lookupResolver } from './harness.js';
 
 const test = suite('safeFetch protocols');
 
@@ -44,7 +44,7 @@ for (const [protocol, version] of cases) {
 
 test('https by host name localhost (certificate name check) through an injected resolver', async () => {
   const up = await startUpstream({ protocol: 'https', routes: { '/': respond(200, 'ok') } });
-  const { safeFetch, close } = createSafeFetch(testConfig(), { lookup: loopbackLookup(['localhost']) });
+  const { safeFetch, close } = createSafeFetch(testConfig(), { resolver: lookupResolver(loopbackLookup(['localhost'])) });
   try {
     const res = await safeFetch(up.url('/', 'localhost'), { maxBytes: 1024 });
     assert.is((await readAll(res.body)).toString(), 'ok');

@@ -6,7 +6,7 @@ import { FetchFailed } from '../../src/errors.js';
 import { isPublicAddress } from '../../src/fetch/address.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import { redirect, respond, startUpstream, type Upstream } from '../helpers/upstream.js';
-import { loopbackLookup, readAll, rejection, scriptedLookup, testConfig } from './harness.js';
+import { loopbackLookup, readAll, rejection, scriptedLookup, testConfig, lookupResolver } from './harness.js';
 
 const test = suite('safeFetch redirects');
 
@@ -54,7 +54,7 @@ async function fetchText(path: string, env: Record<string, string> = {}) {
 }
 
 async function fetchError(path: string, env: Record<string, string> = {}, lookup = loopbackLookup([])) {
-  const { safeFetch, close } = createSafeFetch(testConfig(env), { lookup });
+  const { safeFetch, close } = createSafeFetch(testConfig(env), { resolver: lookupResolver(lookup) });
   try {
     const err = await rejection(safeFetch(up.url(path), { maxBytes: 1024 }));
     assert.instance(err, FetchFailed);
@@ -145,7 +145,7 @@ test('a redirect to a private address is refused, by literal, by name and by dis
   const warnings: Array<Record<string, unknown>> = [];
   const { safeFetch, close } = createSafeFetch(testConfig({ ALLOW_PRIVATE_NETWORKS: 'false' }), {
     isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip),
-    lookup: scriptedLookup((h) => (h === 'intranet.test' || h === 'localhost' ? ['127.0.0.2'] : null)),
+    resolver: lookupResolver(scriptedLookup((h) => (h === 'intranet.test' || h === 'localhost' ? ['127.0.0.2'] : null))),
     logger: { warn: (obj, msg) => warnings.push({ msg, ...obj }) },
   });
   const expectations: Array<[string, RegExp]> = [

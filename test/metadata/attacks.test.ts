@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { gzipSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { isPublicAddress } from '../../src/fetch/address.js';
-import { scriptedLookup } from '../fetch/harness.js';
+import { scriptedLookup, lookupResolver } from '../fetch/harness.js';
 import { startService, type Service } from '../helpers/service.js';
 import { drip, endless, redirect, respond, stall, startUpstream, type Upstream } from '../helpers/upstream.js';
 
@@ -55,7 +55,7 @@ attacks.before(async (ctx) => {
   const lookup = scriptedLookup((name) => (name === 'site.test' ? ['127.0.0.1'] : name === 'inside.test' ? ['127.0.0.2'] : name === 'evil.test' ? ['127.0.0.1', '10.0.0.1'] : null));
   ctx.svc = await startService(
     { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', ALLOW_PRIVATE_NETWORKS: 'false', FETCH_TIMEOUT_MS: '1500', MAX_REDIRECTS: '5' },
-    { fetch: { lookup, isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) } },
+    { fetch: { resolver: lookupResolver(lookup), isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) } },
   );
   ctx.site = (path) => ctx.up.url(path, 'site.test').href;
 });

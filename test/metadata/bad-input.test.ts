@@ -4,7 +4,8 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { ServerResponse } from 'node:http';
 import { MemoryExtractionStore } from '../../src/cache/extraction-store.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
-import { createMetadataService } from '../../src/metadata/service.js';
+import { createMetadataPipeline } from '../../src/metadata/service.js';
+import { cachedMetadata } from '../../src/cache/cached-metadata.js';
 import { RecentScanTimes } from '../../src/metadata/scan-times.js';
 import { testConfig } from '../fetch/harness.js';
 import { startService, type Service } from '../helpers/service.js';
@@ -132,14 +133,13 @@ service('is counted over budget in the recent scan times and its cost is charged
   let now = 0;
   const costs: [string | undefined, number][] = [];
   const scanTimes = new RecentScanTimes({ now: () => 0 });
-  const metadata = createMetadataService({
+  const metadata = cachedMetadata(createMetadataPipeline({
     config,
     safeFetch: fetcher.safeFetch,
-    store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }),
     scanClock: () => (now += 1),
     scanTimes,
     onScanCost: (client, ms) => costs.push([client, ms]),
-  });
+  }), { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
   try {
     const answer = await metadata.get(up.url('/million-tags'), 'og', '203.0.113.7');
     assert.is(answer.metadata.title, 'A million tags');

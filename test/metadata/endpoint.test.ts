@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
-import { loopbackLookup } from '../fetch/harness.js';
+import { loopbackLookup, lookupResolver } from '../fetch/harness.js';
 import type { Enricher } from '../../src/metadata/service.js';
 import { startService, type Service } from '../helpers/service.js';
 import { TEST_CA_FILE, respond, startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -198,7 +198,7 @@ names('a page on a named host that triggers nothing has no safety tags; a self-l
       '/adult': respond(200, '<head><title>x</title><meta name="RATING" content="RTA-5042-1996-1400-1577-RTA"></head>', html),
     },
   });
-  const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' }, { fetch: { lookup: loopbackLookup(['news.test']) } });
+  const svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' }, { fetch: { resolver: lookupResolver(loopbackLookup(['news.test'])) } });
   try {
     const plain = await svc.request(q(up.url('/plain', 'news.test').href));
     assert.equal(plain.json.safety_tags, []);

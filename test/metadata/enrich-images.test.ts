@@ -7,7 +7,7 @@ import { isPublicAddress } from '../../src/fetch/address.js';
 import { createSafeFetch, type SafeFetchDeps, type SafeFetchService } from '../../src/fetch/fetcher.js';
 import type { ProbeOutcome } from '../../src/images/probe.js';
 import { imageEnricher, type ProbeKind } from '../../src/metadata/enrich-images.js';
-import { scriptedLookup } from '../fetch/harness.js';
+import { scriptedLookup, lookupResolver } from '../fetch/harness.js';
 import { TEST_ENV, startService, type Service } from '../helpers/service.js';
 import { redirect, respond, startUpstream, type Route, type Upstream } from '../helpers/upstream.js';
 import { SVG_ICON, ico, png, ranged } from '../images/image-bytes.js';
@@ -330,7 +330,7 @@ guard.before(async (ctx) => {
   const lookup: LookupFunction = scriptedLookup((name) => (name === 'site.test' ? ['127.0.0.1'] : name === 'inside.test' ? ['127.0.0.2'] : null));
   ctx.p = await startProbing(
     { ALLOW_PRIVATE_NETWORKS: 'false' },
-    { lookup, isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) },
+    { resolver: lookupResolver(lookup), isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) },
   );
 });
 guard.after(async (ctx) => {

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { isPublicAddress } from '../../src/fetch/address.js';
 import { failures } from '../../src/failure-reasons.js';
 import { classifyNetworkError } from '../../src/fetch/classify-error.js';
-import { scriptedLookup } from '../fetch/harness.js';
+import { scriptedLookup, lookupResolver } from '../fetch/harness.js';
 import { startService, type Service } from '../helpers/service.js';
 import { redirect, respond, stall, startUpstream, type Upstream } from '../helpers/upstream.js';
 
@@ -57,7 +57,7 @@ reasons.before(async (ctx) => {
   );
   ctx.svc = await startService(
     { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', ALLOW_PRIVATE_NETWORKS: 'false', FETCH_TIMEOUT_MS: '1000', MAX_REDIRECTS: '5' },
-    { fetch: { lookup, isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) } },
+    { fetch: { resolver: lookupResolver(lookup), isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) } },
   );
 });
 reasons.after(async (ctx) => {

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
-import { extractionKey } from '../../src/metadata/service.js';
+import { extractionKey } from '../../src/cache/cached-metadata.js';
 import { startService, type Service } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { testRedisUrl } from '../helpers/redis.js';

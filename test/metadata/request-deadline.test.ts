@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryExtractionStore } from '../../src/cache/extraction-store.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
-import { createMetadataService } from '../../src/metadata/service.js';
+import { createMetadataPipeline } from '../../src/metadata/service.js';
+import { cachedMetadata } from '../../src/cache/cached-metadata.js';
 import { testConfig } from '../fetch/harness.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
 
@@ -13,10 +14,9 @@ test('the request deadline stops an enrichment whose own budget is far longer; w
   const config = testConfig({ ENRICH_BUDGET_MS: '600000', REQUEST_DEADLINE_MS: '500' });
   const fetcher = createSafeFetch(config);
   let stopped = false;
-  const metadata = createMetadataService({
+  const metadata = cachedMetadata(createMetadataPipeline({
     config,
     safeFetch: fetcher.safeFetch,
-    store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }),
     enrichers: [
       async (input, signal) => {
         input.og.site_name = 'set before the deadline';
@@ -24,7 +24,7 @@ test('the request deadline stops an enrichment whose own budget is far longer; w
         stopped = true;
       },
     ],
-  });
+  }), { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
   try {
     // Without the deadline the answer would wait for the enrichment budget: ten minutes.
     const hung = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 30_000).unref());

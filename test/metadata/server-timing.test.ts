@@ -4,7 +4,8 @@ import { ServerTiming } from '../../src/api/server-timing.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import type { SafeFetch } from '../../src/fetch/types.js';
 import { MemoryExtractionStore } from '../../src/cache/extraction-store.js';
-import { createMetadataService } from '../../src/metadata/service.js';
+import { createMetadataPipeline } from '../../src/metadata/service.js';
+import { cachedMetadata } from '../../src/cache/cached-metadata.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
 import { testConfig } from '../fetch/harness.js';
 
@@ -22,7 +23,7 @@ async function timingOf(timings: { dnsMs: number | null; connectMs: number | nul
   const fetcher = createSafeFetch(config);
   // safeFetch as it answers, its timings replaced by `timings` when given.
   const safeFetch: SafeFetch = async (url, options) => Object.assign(await fetcher.safeFetch(url, options), timings ? { timings } : {});
-  const service = createMetadataService({ config, safeFetch, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }), enrichers: [async () => {}] });
+  const service = cachedMetadata(createMetadataPipeline({ config, safeFetch, enrichers: [async () => {}] }), { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
   try {
     const timing = new ServerTiming();
     await service.get(up.url('/p'), 'og', undefined, timing);
@@ -52,7 +53,7 @@ test('a hit of the extraction store says hit and nothing else', async () => {
   const up = await startUpstream({ routes: { '/p': respond(200, '<title>x</title>', html) } });
   const config = testConfig();
   const fetcher = createSafeFetch(config);
-  const service = createMetadataService({ config, safeFetch: fetcher.safeFetch, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
+  const service = cachedMetadata(createMetadataPipeline({ config, safeFetch: fetcher.safeFetch }), { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
   try {
     await service.get(up.url('/p'), 'og', undefined, new ServerTiming());
     const timing = new ServerTiming();

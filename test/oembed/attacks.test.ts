@@ -4,6 +4,7 @@ import { isPublicAddress } from '../../src/fetch/address.js';
 import { startService, type Service } from '../helpers/service.js';
 import { redirect, respond, startUpstream, type Route, type Upstream, type UpstreamResponse } from '../helpers/upstream.js';
 import { fixtureLookup, html, metadataBody, oembedAnswer, pageWithLink, q, videoAnswer, videoEmbed } from './fixtures.js';
+import { lookupResolver } from '../fetch/harness.js';
 
 // Hostile oEmbed endpoints, one test per attack, against the real app with the address guard ON
 // (ALLOW_PRIVATE_NETWORKS=false): only the fixture's 127.0.0.1 counts as public (the
@@ -59,7 +60,7 @@ attacks.before(async (ctx) => {
   ctx.svc = await startService(
     { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', ALLOW_PRIVATE_NETWORKS: 'false', ENRICH_BUDGET_MS: String(ENRICH_BUDGET_MS) },
     {
-      fetch: { lookup: fixtureLookup(), isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) },
+      fetch: { resolver: lookupResolver(fixtureLookup()), isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) },
       oembedProviders: [{ endpoint: `${video}/provider-html`, schemes: [`${video}/blocked`] }],
     },
   );

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { startService, type Service } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { fixtureLookup, html, metadataBody, oembedAnswer, pageWithLink, q, videoAnswer, videoEmbed } from './fixtures.js';
+import { lookupResolver } from '../fetch/harness.js';
 
 // oEmbed end to end: the real app, the real fetcher and the real provider matching, with one
 // known provider registered on loopback (video.test) in place of the registry, whose hosts tests
@@ -59,7 +60,7 @@ test.before(async (ctx) => {
   ctx.svc = await startService(
     { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' },
     {
-      fetch: { lookup: fixtureLookup() },
+      fetch: { resolver: lookupResolver(fixtureLookup()) },
       oembedProviders: [{ endpoint: `${origin}/provider`, schemes: [`${origin}/watch/*`, `${origin}/blocked/*`, `http://gone.test:${ctx.up.port}/*`] }],
     },
   );

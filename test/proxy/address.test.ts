@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { isPublicAddress } from '../../src/fetch/address.js';
 import { targetProblem } from '../../src/fetch/target.js';
 import { redirect, respond, startUpstream, type Upstream } from '../helpers/upstream.js';
-import { scriptedLookup } from '../fetch/harness.js';
+import { scriptedLookup, lookupResolver } from '../fetch/harness.js';
 import { png } from './images.js';
 import { startProxyService, type ProxyService } from './harness.js';
 
@@ -36,11 +36,13 @@ test.before(async () => {
     { ALLOW_PRIVATE_NETWORKS: 'false' },
     {
       isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip),
-      lookup: scriptedLookup((name) => {
-        if (name === 'images.test') return ['127.0.0.1'];
-        if (name === 'intranet.test' || name === 'rebind.test' || name === 'localhost.') return ['127.0.0.2'];
-        return null;
-      }),
+      resolver: lookupResolver(
+        scriptedLookup((name) => {
+          if (name === 'images.test') return ['127.0.0.1'];
+          if (name === 'intranet.test' || name === 'rebind.test' || name === 'localhost.') return ['127.0.0.2'];
+          return null;
+        }),
+      ),
     },
   );
 });

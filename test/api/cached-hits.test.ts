@@ -8,15 +8,13 @@ import { pino } from 'pino';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createServer } from '../../src/server.js';
-import type { HandedOver } from '../../src/api/hand-over.js';
-import type { RateDecision } from '../../src/store/rate-limit.js';
 import { checkedRequest, TEST_ENV, type CheckedResponse } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { testRedisUrl } from '../helpers/redis.js';
 
-// Cached hits are answered by the server's request listener before Koa builds a context
-// (src/api/fast-path.ts). The real app, its real stores (memory and Redis), a real upstream; a
-// spy at the head of Koa's own middleware list tells which requests Koa saw.
+// Cached hits are answered by a middleware after the rate limit (src/api/cached-answer.ts). The
+// real app, its real stores (memory and Redis), a real upstream; a spy right after that
+// middleware tells which requests went on to the asset routes, the router and the handlers.
 
 const PAGE = '<html><head><title>Fast</title><meta property="og:image" content="/i.png"></head><body></body></html>';
 const REDIS_URL = testRedisUrl();
@@ -24,10 +22,8 @@ const REDIS_URL = testRedisUrl();
 interface Running {
   app: App;
   base: string;
-  /** Request targets Koa was handed, in order. */
-  seenByKoa: string[];
-  /** The rate-limit decision each of those came with from the fast path (null: none). */
-  handedOver: Array<RateDecision | null>;
+  /** Request targets that went past the stored answers, in order. */
+  pastStored: string[];
   /** Log lines written by the app's logger. */
   lines: Array<Record<string, unknown>>;
   close(): Promise<void>;
@@ -43,11 +39,11 @@ async function start(env: Record<string, string>): Promise<Running> {
     },
   });
   const app = await createApp(config, { logger: pino({ level: 'info', base: null }, sink), enrichers: [] });
-  const seenByKoa: string[] = [];
-  const handedOver: Running['handedOver'] = [];
-  app.koa.middleware.unshift(async (ctx, next) => {
-    seenByKoa.push(ctx.originalUrl);
-    handedOver.push((ctx.state as HandedOver).counted ?? null);
+  const pastStored: string[] = [];
+  const at = app.koa.middleware.findIndex((m) => m.name === 'cachedAnswers');
+  assert.ok(at > 0, 'the stored answers are a middleware of the app');
+  app.koa.middleware.splice(at + 1, 0, async (ctx, next) => {
+    pastStored.push(ctx.originalUrl);
     await next();
   });
   const server: http.Server = createServer(app, config);
@@ -55,8 +51,7 @@ async function start(env: Record<string, string>): Promise<Running> {
   return {
     app,
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seenByKoa,
-    handedOver,
+    pastStored,
     lines,
     async close() {
       server.closeAllConnections();
@@ -70,7 +65,7 @@ const metaPath = (up: Upstream, page: string) => `/v1/metadata?url=${encodeURICo
 const without = (res: CheckedResponse, ...names: string[]) =>
   [...res.headers].filter(([name]) => !names.includes(name)).sort(([a], [b]) => a.localeCompare(b));
 
-const s = suite<{ up: Upstream; svc: Running }>('cached hits answered before Koa (memory rate limit)');
+const s = suite<{ up: Upstream; svc: Running }>('cached hits answered from the stored answers (memory rate limit)');
 s.before(async (ctx) => {
   ctx.up = await startUpstream({ routes: { '/page': respond(200, PAGE, { 'content-type': 'text/html' }) } });
   ctx.svc = await start({ RATE_LIMIT_MAX: '1000', RATE_LIMIT_WINDOW_MS: '60000' });
@@ -80,15 +75,15 @@ s.after(async (ctx) => {
   await ctx.up.close();
 });
 
-s('a hit never reaches Koa; the miss before it, other paths and other spellings do', async ({ up, svc }) => {
+s('a hit goes no further than the stored answers; the miss before it, other paths and other spellings do', async ({ up, svc }) => {
   const path = metaPath(up, '/page?k=1');
-  svc.seenByKoa.length = 0;
+  svc.pastStored.length = 0;
   await checkedRequest(svc.base + path);
   await checkedRequest(svc.base + path);
   await checkedRequest(svc.base + path, { method: 'HEAD' });
   await checkedRequest(svc.base + path + '&prefer=twitter');
   await checkedRequest(svc.base + '/openapi.yaml');
-  assert.equal(svc.seenByKoa, [path, path + '&prefer=twitter', '/openapi.yaml']);
+  assert.equal(svc.pastStored, [path, path + '&prefer=twitter', '/openapi.yaml']);
 });
 
 s('a hit sends exactly the headers of the miss that stored it, but its own request id, date, remaining budget and timing', async ({ up, svc }) => {
@@ -145,18 +140,15 @@ s("fragment leak: neither a miss's log line nor a hit's holds the url parameter'
   assert.not.match(JSON.stringify(svc.lines), 'ya29.secret');
 });
 
-s('a hit refused by the rate limit is answered by Koa as any 429, counted once', async ({ up }) => {
+s('a hit refused by the rate limit is answered as any 429, counted once', async ({ up }) => {
   const svc = await start({ RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' });
   try {
     const path = metaPath(up, '/page?k=4');
     const res: CheckedResponse[] = [];
     for (let i = 0; i < 4; i++) res.push(await checkedRequest(svc.base + path, { localAddress: '127.0.0.63' }));
     assert.equal(res.map((r) => r.status), [200, 200, 429, 429]);
-    assert.equal(svc.seenByKoa, [path, path, path], 'the miss and both refusals');
-    // Each refusal comes with the decision the fast path took; Koa applies it and counts nothing.
-    assert.equal(svc.handedOver.map((d) => d && { allowed: d.allowed, remaining: d.remaining }), [null, { allowed: false, remaining: 0 }, { allowed: false, remaining: 0 }]);
-    assert.is(res[2]!.headers.get('retry-after'), String(svc.handedOver[1]!.retryAfterSeconds));
-    assert.is(res[3]!.headers.get('x-ratelimit-reset'), String(svc.handedOver[2]!.resetSeconds));
+    assert.equal(svc.pastStored, [path], 'the miss alone: refusals stop at the rate limit');
+    assert.equal(res.map((r) => r.headers.get('x-ratelimit-remaining')), ['1', '0', '0', '0']);
     assert.equal(res[2]!.json, { code: 429, message: res[2]!.json.message });
     assert.ok(Number(res[2]!.headers.get('retry-after')) >= 59);
     const limited = await checkedRequest(svc.base + '/metrics');
@@ -182,7 +174,7 @@ s('with TRUST_PROXY a hit is counted for the last X-Forwarded-For entry, as a mi
 
 s.run();
 
-const shared = suite<{ up: Upstream; redis: Redis }>('cached hits answered before Koa (shared Redis rate limit)');
+const shared = suite<{ up: Upstream; redis: Redis }>('cached hits answered from the stored answers (shared Redis rate limit)');
 shared.before(async (ctx) => {
   ctx.up = await startUpstream({ routes: { '/page': respond(200, PAGE, { 'content-type': 'text/html' }) } });
   ctx.redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -206,12 +198,12 @@ shared('hits on two instances draw on one budget in Redis', async ({ up, redis }
     await checkedRequest(a.base + path, { localAddress: filler });
     await checkedRequest(b.base + path, { localAddress: filler });
     assert.equal([a.app.responses.size, b.app.responses.size], [1, 1]);
-    a.seenByKoa.length = 0;
-    b.seenByKoa.length = 0;
+    a.pastStored.length = 0;
+    b.pastStored.length = 0;
     const statuses = [];
     for (const svc of [a, b, a, b]) statuses.push((await checkedRequest(svc.base + path, { localAddress: client })).status);
     assert.equal(statuses, [200, 200, 200, 429]);
-    assert.equal([a.seenByKoa, b.seenByKoa], [[], [path]], 'hits answered before Koa; the refusal by Koa');
+    assert.equal([a.pastStored, b.pastStored], [[], []], 'hits and the refusal alike stop before routing');
   } finally {
     await a.close();
     await b.close();

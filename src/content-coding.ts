@@ -4,7 +4,7 @@
 
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { memoized } from '../memo.js';
+import { memoized } from './memo.js';
 
 export type Coding = 'br' | 'gzip' | 'identity';
 
