@@ -189,7 +189,8 @@ try {
         results.get(script)!.push(perPage);
         line =
           `run ${run} ${script}: ${load.okPerSecond.toFixed(1)} pages/s, p50 ${load.p50} ms, errors ${load.non2xx + load.errors + load.timeouts},` +
-          ` CPU ${perPage.toFixed(3)} ms/page (user ${((after.user - before.user) / pages).toFixed(3)}, system ${((after.system - before.system) / pages).toFixed(3)})`;
+          ` CPU ${perPage.toFixed(3)} ms/page (user ${((after.user - before.user) / pages).toFixed(3)}, system ${((after.system - before.system) / pages).toFixed(3)}),` +
+          ` load average ${os.loadavg()[0]!.toFixed(2)}`;
       } finally {
         await server.stop();
       }

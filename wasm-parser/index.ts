@@ -38,7 +38,7 @@ export async function scanHead(
     budgetMs: options.budgetMs,
     clock: options.clock,
     cpuClock: options.cpuClock,
-    onPiece: options.onPiece,
+    onCharge: options.onCharge,
   });
   try {
     if (source instanceof Uint8Array) {

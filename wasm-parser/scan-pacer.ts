@@ -53,11 +53,12 @@ export interface ScanBudgetOptions {
   /** CPU time of the process in milliseconds; process.cpuUsage by default. */
   cpuClock?: Clock;
   /**
-   * Told the time of each piece as it is charged, so the client can be charged while its scan
-   * runs, not only once it ends: a flood of heavy pages whose scans wait for turns would
-   * otherwise cost its sender nothing until they finish.
+   * Told the time charged since it was last told, before each turn of the event loop the scan
+   * waits for and when it ends (ScanPacer.tell), so the client is charged while its scan runs, not
+   * only once it ends: a flood of heavy pages whose scans wait for turns would otherwise cost its
+   * sender nothing until they finish. Once per turn, not per piece: a short head is one call.
    */
-  onPiece?: (ms: number) => void;
+  onCharge?: (ms: number) => void;
 }
 
 function processCpuMs(): number {
@@ -77,7 +78,9 @@ export class ScanPacer {
    * piece runs at once, without waiting for a turn (at the costliest bytes 64 KiB take ~14 ms).
    */
   private piece = MIN_PIECE;
-  private readonly onPiece: ((ms: number) => void) | null;
+  private readonly onCharge: ((ms: number) => void) | null;
+  /** Time charged and not yet told to onCharge. */
+  private untold = 0;
   private startedAt = 0;
   /** The CPU clock at the start of the piece, or NaN while the wall clock counts (the first half). */
   private cpuStartedAt = Number.NaN;
@@ -86,7 +89,7 @@ export class ScanPacer {
     this.budgetMs = options.budgetMs ?? Infinity;
     this.clock = options.clock ?? wallMs;
     this.cpuClock = options.cpuClock ?? processCpuMs;
-    this.onPiece = options.onPiece ?? null;
+    this.onCharge = options.onCharge ?? null;
   }
 
   /** True once the budget is spent: nothing more may be written. */
@@ -110,7 +113,7 @@ export class ScanPacer {
     const ms = Math.max(0, this.clock() - this.startedAt);
     const charged = Number.isNaN(this.cpuStartedAt) ? ms : Math.max(0, this.cpuClock() - this.cpuStartedAt);
     this.spentMs += charged;
-    this.onPiece?.(charged);
+    this.untold += charged;
     this.sinceYieldMs += ms;
     // A short piece (an early block of the head, the tail of a block) says little about the cost per byte.
     if (bytes >= MIN_PIECE) {
@@ -127,7 +130,16 @@ export class ScanPacer {
   turn(): Promise<void> | null {
     if (this.sinceYieldMs < SLICE_MS) return null;
     this.sinceYieldMs = 0;
+    this.tell();
     return nextTurn();
+  }
+
+  /** Tells onCharge the time charged since it was last told; the scanner calls it when the scan ends. */
+  tell(): void {
+    const ms = this.untold;
+    if (ms === 0 || this.onCharge === null) return;
+    this.untold = 0;
+    this.onCharge(ms);
   }
 }
 

@@ -100,8 +100,12 @@ export class HeadScanner {
     }
   }
 
-  /** Frees the WebAssembly side; idempotent. Called by end(), and by callers on error. */
+  /**
+   * Tells the scan's time not yet told (ScanBudgetOptions.onCharge) and frees the WebAssembly side;
+   * idempotent. Called by end(), and by callers on error.
+   */
   dispose(): void {
+    this.pacer.tell();
     this.pass?.free();
     this.decision.clear();
     this.splitter.clear();

@@ -71,8 +71,9 @@ export interface MetadataPipelineDeps {
   embedStandsIn?: (target: URL, failure: FetchFailure) => boolean;
   /**
    * Told what scanning a page costs, in milliseconds, with the client whose request fetched it (a
-   * client whose pages are costly can be given a smaller share): each piece of the head scan as it
-   * is written (both charset passes), then the rules after it.
+   * client whose pages are costly can be given a smaller share): the head scan's time so far before
+   * each turn of the event loop it waits for and when it ends (both charset passes), then the rules
+   * after it.
    */
   onScanCost?: (client: string | undefined, cpuMs: number) => void;
   /** Keeps each scan's time for /healthz (scan-times.ts). */
@@ -151,8 +152,8 @@ async function fetchAndExtract(
         retainChunks: true,
         onImageUrl: prefetchHost && hostsOf(finalUrl, (host) => prefetchHost(host, client)),
         onScanTime: (ms) => (scanMs = ms),
-        // Charged piece by piece, so a client's share shrinks while its costly scans still run.
-        onPiece: (ms) => deps.onScanCost?.(client, ms),
+        // Charged turn by turn, so a client's share shrinks while its costly scans still run.
+        onCharge: (ms) => deps.onScanCost?.(client, ms),
       });
       const ruling = performance.now();
       timing?.step('scan', ruling - scanning);
@@ -161,7 +162,7 @@ async function fetchAndExtract(
       const both = extractBoth(scan.tags, finalUrl, options);
       const rulesMs = performance.now() - ruling;
       deps.scanTimes?.record(scanMs + rulesMs, scan.overBudget === true);
-      deps.onScanCost?.(client, rulesMs); // the scan's pieces were charged as they were written
+      deps.onScanCost?.(client, rulesMs); // the scan itself was charged as it ran
       return { target, client, finalUrl, tags: scan.tags, ...both };
     }
 

@@ -126,7 +126,7 @@ attacks.run();
 // scan stops at its budget, /healthz's scan times count it, and its cost is told with its client.
 const service = suite('a scan past its budget, as the metadata service reports it');
 
-service('is counted over budget in the recent scan times and its cost is charged to its client piece by piece', async () => {
+service('is counted over budget in the recent scan times and its cost is charged to its client while it runs', async () => {
   const up = await startUpstream({ routes: { '/million-tags': respond(200, gzipSync(millionTags), { ...html, 'content-encoding': 'gzip' }) } });
   const config = testConfig({ SCAN_BUDGET_MS: '20' });
   const fetcher = createSafeFetch(config);
@@ -148,7 +148,7 @@ service('is counted over budget in the recent scan times and its cost is charged
     assert.ok(recent.max >= 20, `the scan's own time, at least its budget (${recent.max} ms)`);
     assert.ok(costs.length > 2, `charged while it ran, not once at its end (${costs.length} charges)`);
     assert.ok(costs.every(([client]) => client === '203.0.113.7'));
-    // The pieces and the rules after them add up to the page's cost.
+    // The charges of its turns and the rules after them add up to the page's cost.
     assert.is(costs.reduce((sum, [, ms]) => sum + ms, 0), recent.max);
   } finally {
     await fetcher.close();

@@ -95,6 +95,22 @@ test('a scan whose pieces take no time never yields (a short head pays for no tu
   assert.equal(order, ['scan', 'other work']);
 });
 
+test('a scan tells its time before each turn it waits for and at its end, all of it once', async () => {
+  const told: number[] = [];
+  let scanMs = 0;
+  const clock = steppingClock((SLICE_MS * 3) / 4);
+  await scanHead(heavy, { clock, cpuClock: clock, onCharge: (ms) => told.push(ms), onScanTime: (ms) => (scanMs = ms) });
+  assert.ok(told.length > 2, `told while it ran (${told.length} times)`);
+  assert.is(told.reduce((sum, ms) => sum + ms, 0), scanMs);
+});
+
+test('a head that never waits for a turn is charged once, when its scan ends', async () => {
+  const told: number[] = [];
+  const clock = steppingClock(SLICE_MS / 100);
+  await scanHead(utf8(`${TOP}${LATE}</head><body>`), { clock, cpuClock: clock, onCharge: (ms) => told.push(ms) });
+  assert.is(told.length, 1);
+});
+
 test('a <meta> of a megabyte of attributes is skipped unread; the tags around it count', async () => {
   const page = utf8(`${TOP}<meta name="description" ${'a '.repeat(512 * 1024)}content="Flood">${LATE}</head><body>`);
   const { tags } = await scanHead(page);
