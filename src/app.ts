@@ -38,6 +38,7 @@ import { embedLookup, type EmbedLookupDeps } from './metadata/enrich-embed.js';
 import { imageEnricher } from './metadata/enrich-images.js';
 import { safetyEnricher } from './metadata/enrich-safety.js';
 import { createMetadataService, type Enricher } from './metadata/service.js';
+import { ScanTurns } from '../wasm-parser/index.js';
 import { RecentScanTimes } from './metadata/scan-times.js';
 import type { MetadataService } from './metadata/service-types.js';
 import { createImageProxy } from './proxy/proxy.js';
@@ -46,6 +47,12 @@ import { Failover } from './store/failover.js';
 import { connectRedis } from './store/redis.js';
 import { FallbackRateLimitStore, MemoryRateLimitStore, type RateLimitStore } from './store/rate-limit.js';
 import { RedisRateLimitStore } from './store/rate-limit-redis.js';
+
+/**
+ * Head scans taking turns at once (past their first slice): a few, so that a flood of heavy pages
+ * is scanned a few at a time, each finishing, while the rest wait unread (wasm-parser/scan-turns.ts).
+ */
+const ACTIVE_SCANS = 4;
 
 export interface AppDeps {
   logger?: Logger;
@@ -131,6 +138,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       // the cost is recent (fetch/client-cost.ts).
       onScanCost: (client, cpuMs) => fetcher.chargeCpu(client, cpuMs),
       scanTimes,
+      scanTurns: new ScanTurns({ maxActive: ACTIVE_SCANS, cost: (key) => fetcher.limiter.costs.decayed(key) }),
       // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
       // Not when a test resolves names with its own lookup (no lookups: the resolver would ask
       // the system's nameservers).

@@ -102,6 +102,7 @@ export class HeadScanner {
 
   /** Frees the WebAssembly side; idempotent. Called by end(), and by callers on error. */
   dispose(): void {
+    this.pacer.end();
     this.pass?.free();
     this.decision.clear();
     this.splitter.clear();

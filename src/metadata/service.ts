@@ -4,9 +4,10 @@
 
 import type { Metadata } from '../../generated/types.gen.js';
 import type { RawTags } from '../../wasm-parser/types.js';
-import { type Clock, scanHead } from '../../wasm-parser/index.js';
+import { type Clock, scanHead, type ScanTurns } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
 import { FetchFailed, FetchTimeout } from '../errors.js';
+import { chargedClient } from '../fetch/charge.js';
 import { failures, type FetchFailure } from '../fetch/fetch-failure.js';
 import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch } from '../fetch/types.js';
@@ -72,6 +73,8 @@ export interface MetadataServiceDeps {
   scanTimes?: RecentScanTimes;
   /** The scan budget's clock, wall and CPU time alike (tests drive it); the scanner's own by default. */
   scanClock?: Clock;
+  /** The turns the head scans take, the cheapest client's first (wasm-parser/scan-turns.ts). */
+  scanTurns?: ScanTurns;
 }
 
 /** The cache key of a target: its URL without the fragment, which never reaches the server. */
@@ -199,6 +202,8 @@ async function fetchAndExtract(
         onScanTime: (ms) => (scanMs = ms),
         // Charged piece by piece, so a client's share shrinks while its costly scans still run.
         onPiece: (ms) => deps.onScanCost?.(client, ms),
+        turns: deps.scanTurns,
+        client: chargedClient(client) ?? '',
       });
       const ruling = performance.now();
       timing?.step('scan', ruling - scanning);

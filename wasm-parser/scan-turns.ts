@@ -1,0 +1,168 @@
+// Which scan goes on at the next turn of the event loop. A scan that has used up its slice
+// (scan-pacer.ts) waits here; one waiter goes on per turn, after pending I/O, so other requests
+// are answered between the pieces of heavy pages (with a setImmediate each, a thousand waiting
+// scans would all run a slice in the same turn, and a request arriving meanwhile would wait for
+// all of them).
+//
+// Who goes on: the scan of the client whose recent CPU cost is least (the same costs that shrink
+// its fetch share); ties go to the client served longest ago, and within a client its oldest scan
+// goes first (a client's scans finish one after another instead of all crawling). In arrival
+// order, a bystander's scan would wait behind every slice of every heavy scan before it.
+//
+// How many at once: at most `maxActive` scans take turns (a scan becomes active at its first turn
+// and stays so until it ends); the others wait without reading their bodies (the scan pulls its
+// source only while it runs), so a flood of heavy pages is scanned a few at a time, each finishing,
+// rather than a thousand at once, none finishing. A client costing at most half the least of the
+// active scans' clients is not held back by the bound: a bystander's scan never waits for a
+// heavy one to end.
+
+/** The recent cost of a client (any unit, larger is costlier); '' is the service's own work. */
+export type ClientCost = (client: string) => number;
+
+/** Schedules a callback after pending I/O: setImmediate, or a test's hand-driven queue. */
+export type Schedule = (run: () => void) => void;
+
+export interface ScanTurnsOptions {
+  /** Scans taking turns at most (those past their first slice); Infinity: no bound. */
+  maxActive?: number;
+  /** The clients' recent costs; none: every client costs the same (arrival order). */
+  cost?: ClientCost;
+  schedule?: Schedule;
+}
+
+interface Waiter {
+  scan: ScanTicket;
+  resume: () => void;
+}
+
+interface ClientTurns {
+  key: string;
+  /** Waiting scans, oldest scan first. */
+  waiting: Waiter[];
+  servedAt: number;
+}
+
+/** One scan's place among the scans: its client, its age, and whether it is active. */
+export interface ScanTicket {
+  readonly client: string;
+  readonly seq: number;
+  active: boolean;
+  ended: boolean;
+}
+
+export class ScanTurns {
+  private readonly clients = new Map<string, ClientTurns>();
+  private readonly activeClients = new Map<string, number>();
+  private waitingCount = 0;
+  private activeCount = 0;
+  private seq = 0;
+  private served = 0;
+  private armed = false;
+  private readonly maxActive: number;
+  private readonly cost: ClientCost;
+  private readonly schedule: Schedule;
+
+  constructor(options: ScanTurnsOptions = {}) {
+    this.maxActive = options.maxActive ?? Infinity;
+    this.cost = options.cost ?? (() => 0);
+    this.schedule = options.schedule ?? setImmediate;
+  }
+
+  /** Scans waiting for a turn. */
+  get waiting(): number {
+    return this.waitingCount;
+  }
+
+  /** Scans past their first slice and not ended. */
+  get active(): number {
+    return this.activeCount;
+  }
+
+  /** A ticket for a new scan of `client` (its key; '' for the service's own). No cost until it waits. */
+  ticket(client: string): ScanTicket {
+    return { client, seq: this.seq++, active: false, ended: false };
+  }
+
+  /** Resolves when it is `scan`'s turn to go on. */
+  turn(scan: ScanTicket): Promise<void> {
+    return new Promise((resume) => {
+      let client = this.clients.get(scan.client);
+      if (client === undefined) {
+        client = { key: scan.client, waiting: [], servedAt: -1 };
+        this.clients.set(scan.client, client);
+      }
+      const at = client.waiting.findIndex((w) => w.scan.seq > scan.seq);
+      client.waiting.splice(at === -1 ? client.waiting.length : at, 0, { scan, resume });
+      this.waitingCount++;
+      this.arm();
+    });
+  }
+
+  /** `scan` is over (ended, stopped or failed): its place among the active goes to a waiter. Idempotent. */
+  end(scan: ScanTicket): void {
+    if (scan.ended) return;
+    scan.ended = true;
+    if (!scan.active) return;
+    scan.active = false;
+    this.activeCount--;
+    const left = (this.activeClients.get(scan.client) ?? 1) - 1;
+    if (left === 0) this.activeClients.delete(scan.client);
+    else this.activeClients.set(scan.client, left);
+    this.arm();
+  }
+
+  private arm(): void {
+    if (this.armed || this.waitingCount === 0) return;
+    this.armed = true;
+    this.schedule(this.letOneGo);
+  }
+
+  private readonly letOneGo = (): void => {
+    this.armed = false;
+    const next = this.next();
+    // Waiters held back by the bound wait for an active scan to end (end() looks again).
+    if (next === null) return;
+    this.go(next);
+    this.arm();
+  };
+
+  /** The waiter to go on: the first of the least costly client that may go, served longest ago among equals. */
+  private next(): Waiter | null {
+    const full = this.activeCount >= this.maxActive;
+    const activeFloor = full ? this.leastActiveCost() : Infinity;
+    let best: ClientTurns | null = null;
+    let bestCost = Infinity;
+    for (const client of this.clients.values()) {
+      const cost = this.cost(client.key);
+      if (full && !client.waiting.some((w) => w.scan.active) && cost * 2 > activeFloor) continue;
+      if (best === null || cost < bestCost || (cost === bestCost && client.servedAt < best.servedAt)) {
+        best = client;
+        bestCost = cost;
+      }
+    }
+    if (best === null) return null;
+    // Past the bound, a client's active scan goes before its new ones (unless it is far cheaper: the first).
+    const waiter = (full && bestCost * 2 > activeFloor ? best.waiting.find((w) => w.scan.active) : undefined) ?? best.waiting[0]!;
+    best.waiting.splice(best.waiting.indexOf(waiter), 1);
+    if (best.waiting.length === 0) this.clients.delete(best.key);
+    best.servedAt = this.served++;
+    return waiter;
+  }
+
+  private go(waiter: Waiter): void {
+    this.waitingCount--;
+    const { scan } = waiter;
+    if (!scan.active) {
+      scan.active = true;
+      this.activeCount++;
+      this.activeClients.set(scan.client, (this.activeClients.get(scan.client) ?? 0) + 1);
+    }
+    waiter.resume();
+  }
+
+  private leastActiveCost(): number {
+    let least = Infinity;
+    for (const client of this.activeClients.keys()) least = Math.min(least, this.cost(client));
+    return least;
+  }
+}
