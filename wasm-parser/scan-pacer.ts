@@ -135,10 +135,11 @@ export class ScanPacer {
 
   /**
    * A promise to await before the next piece when a slice of work is done (the event loop's turn),
-   * else null: the common short head never waits, and pays for no promise.
+   * or before the first while heavy scans fill their places (ScanTurns.first), else null: the
+   * common short head never waits, and pays for no promise.
    */
   turn(): Promise<void> | null {
-    if (this.sinceYieldMs < SLICE_MS) return null;
+    if (this.sinceYieldMs < SLICE_MS) return this.turns.first(this.ticket);
     this.sinceYieldMs = 0;
     return this.turns.turn(this.ticket);
   }

@@ -12,9 +12,10 @@
 // How many at once: at most `maxActive` scans take turns (a scan becomes active at its first turn
 // and stays so until it ends); the others wait without reading their bodies (the scan pulls its
 // source only while it runs), so a flood of heavy pages is scanned a few at a time, each finishing,
-// rather than a thousand at once, none finishing. A client costing at most half the least of the
-// active scans' clients is not held back by the bound: a bystander's scan never waits for a
-// heavy one to end.
+// rather than a thousand at once, none finishing. While the bound is reached, a new scan waits
+// before its first piece too (first()). A client costing at most half the least of the active
+// scans' clients is not held back by the bound: a bystander's scan never waits for a heavy one to
+// end. Below the bound a scan's first piece runs at once: the uncontended path pays a comparison.
 
 /** The recent cost of a client (any unit, larger is costlier); '' is the service's own work. */
 export type ClientCost = (client: string) => number;
@@ -39,6 +40,8 @@ interface ClientTurns {
   key: string;
   /** Waiting scans, oldest scan first. */
   waiting: Waiter[];
+  /** How many of them are active. */
+  activeWaiting: number;
   servedAt: number;
 }
 
@@ -48,6 +51,8 @@ export interface ScanTicket {
   readonly seq: number;
   active: boolean;
   ended: boolean;
+  /** first() was asked. */
+  begun: boolean;
 }
 
 export class ScanTurns {
@@ -80,7 +85,19 @@ export class ScanTurns {
 
   /** A ticket for a new scan of `client` (its key; '' for the service's own). No cost until it waits. */
   ticket(client: string): ScanTicket {
-    return { client, seq: this.seq++, active: false, ended: false };
+    return { client, seq: this.seq++, active: false, ended: false, begun: false };
+  }
+
+  /**
+   * Before each piece that needs no turn: null (go on at once), but for a scan's first piece while
+   * the bound is reached and its client is not far cheaper than the active ones' (then the turn to
+   * wait for): a flood of heavy pages then waits before costing anything.
+   */
+  first(scan: ScanTicket): Promise<void> | null {
+    if (scan.begun) return null;
+    scan.begun = true;
+    if (this.activeCount < this.maxActive || this.cost(scan.client) * 2 <= this.leastActiveCost()) return null;
+    return this.turn(scan);
   }
 
   /** Resolves when it is `scan`'s turn to go on. */
@@ -88,11 +105,15 @@ export class ScanTurns {
     return new Promise((resume) => {
       let client = this.clients.get(scan.client);
       if (client === undefined) {
-        client = { key: scan.client, waiting: [], servedAt: -1 };
+        client = { key: scan.client, waiting: [], activeWaiting: 0, servedAt: -1 };
         this.clients.set(scan.client, client);
       }
-      const at = client.waiting.findIndex((w) => w.scan.seq > scan.seq);
-      client.waiting.splice(at === -1 ? client.waiting.length : at, 0, { scan, resume });
+      const { waiting } = client;
+      // Usually the newest: pushed; an older scan coming back goes before the newer ones.
+      let at = waiting.length;
+      while (at > 0 && waiting[at - 1]!.scan.seq > scan.seq) at--;
+      waiting.splice(at, 0, { scan, resume });
+      if (scan.active) client.activeWaiting++;
       this.waitingCount++;
       this.arm();
     });
@@ -134,7 +155,7 @@ export class ScanTurns {
     let bestCost = Infinity;
     for (const client of this.clients.values()) {
       const cost = this.cost(client.key);
-      if (full && !client.waiting.some((w) => w.scan.active) && cost * 2 > activeFloor) continue;
+      if (full && client.activeWaiting === 0 && cost * 2 > activeFloor) continue;
       if (best === null || cost < bestCost || (cost === bestCost && client.servedAt < best.servedAt)) {
         best = client;
         bestCost = cost;
@@ -144,6 +165,7 @@ export class ScanTurns {
     // Past the bound, a client's active scan goes before its new ones (unless it is far cheaper: the first).
     const waiter = (full && bestCost * 2 > activeFloor ? best.waiting.find((w) => w.scan.active) : undefined) ?? best.waiting[0]!;
     best.waiting.splice(best.waiting.indexOf(waiter), 1);
+    if (waiter.scan.active) best.activeWaiting--;
     if (best.waiting.length === 0) this.clients.delete(best.key);
     best.servedAt = this.served++;
     return waiter;

@@ -101,6 +101,24 @@ test('past the bound, a costly client\'s active scan goes before its new ones', 
   assert.equal(order, ['second', 'first']);
 });
 
+test('while the bound is reached, a costly client\'s new scan waits before its first piece; a cheap one does not', async () => {
+  const { turns, order, wait, turn } = handTurns({ heavy: 100, alsoHeavy: 100, bystander: 10 }, 1);
+  const heavy = turns.ticket('heavy');
+  assert.is(turns.first(heavy), null, 'below the bound the first piece runs at once');
+  wait(heavy, 'heavy');
+  await turn();
+  const bystander = turns.ticket('bystander');
+  assert.is(turns.first(bystander), null, 'far cheaper than the active scan: at once');
+  const late = turns.ticket('alsoHeavy');
+  const waited = turns.first(late);
+  assert.ok(waited !== null, 'at the bound a costly client waits');
+  assert.is(turns.first(late), null, 'asked once per scan');
+  void waited.then(() => order.push('alsoHeavy'));
+  turns.end(heavy);
+  await turn();
+  assert.equal(order, ['heavy', 'alsoHeavy']);
+});
+
 test('heavy heads: a bystander\'s scan that started later ends first, its turns taken before the attacker\'s', async () => {
   const turns = new ScanTurns({ maxActive: 4, cost: (client) => (client === 'attacker' ? 5000 : 2) });
   // Every reading of this clock moves it on by a slice: every piece ends a slice and waits for a turn.
