@@ -42,6 +42,7 @@ export async function scanHead(
     onPiece: options.onPiece,
     turns: options.turns,
     client: options.client,
+    signal: options.signal,
   });
   try {
     if (source instanceof Uint8Array) {

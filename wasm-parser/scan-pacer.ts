@@ -64,6 +64,8 @@ export interface ScanBudgetOptions {
   turns?: ScanTurns;
   /** The key of the client the scan is for (its cost orders the turns); '' (the default): the service's own. */
   client?: string;
+  /** Ends a wait for a turn (the request's deadline): the scan then fails with its reason. */
+  signal?: AbortSignal;
 }
 
 /** The turns of scans given none: every scan is the service's own, the oldest goes first. */
@@ -92,10 +94,12 @@ export class ScanPacer {
   private cpuStartedAt = Number.NaN;
   private readonly turns: ScanTurns;
   private readonly ticket: ScanTicket;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(options: ScanBudgetOptions = {}) {
     this.turns = options.turns ?? sharedTurns;
     this.ticket = this.turns.ticket(options.client ?? '');
+    this.signal = options.signal;
     this.budgetMs = options.budgetMs ?? Infinity;
     this.clock = options.clock ?? wallMs;
     this.cpuClock = options.cpuClock ?? processCpuMs;
@@ -139,9 +143,9 @@ export class ScanPacer {
    * common short head never waits, and pays for no promise.
    */
   turn(): Promise<void> | null {
-    if (this.sinceYieldMs < SLICE_MS) return this.turns.first(this.ticket);
+    if (this.sinceYieldMs < SLICE_MS) return this.turns.first(this.ticket, this.signal);
     this.sinceYieldMs = 0;
-    return this.turns.turn(this.ticket);
+    return this.turns.turn(this.ticket, this.signal);
   }
 
   /** The scan is over: its place among the scans taking turns is freed. Idempotent. */

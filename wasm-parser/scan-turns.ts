@@ -93,16 +93,21 @@ export class ScanTurns {
    * the bound is reached and its client is not far cheaper than the active ones' (then the turn to
    * wait for): a flood of heavy pages then waits before costing anything.
    */
-  first(scan: ScanTicket): Promise<void> | null {
+  first(scan: ScanTicket, signal?: AbortSignal): Promise<void> | null {
     if (scan.begun) return null;
     scan.begun = true;
     if (this.activeCount < this.maxActive || this.cost(scan.client) * 2 <= this.leastActiveCost()) return null;
-    return this.turn(scan);
+    return this.turn(scan, signal);
   }
 
-  /** Resolves when it is `scan`'s turn to go on. */
-  turn(scan: ScanTicket): Promise<void> {
-    return new Promise((resume) => {
+  /**
+   * Resolves when it is `scan`'s turn to go on. If `signal` aborts first (the request's deadline),
+   * leaves the queue and rejects with its reason: a scan held back by the bound reads nothing, and
+   * would otherwise learn of its end only at its turn.
+   */
+  turn(scan: ScanTicket, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resume, reject) => {
       let client = this.clients.get(scan.client);
       if (client === undefined) {
         client = { key: scan.client, waiting: [], activeWaiting: 0, servedAt: -1 };
@@ -112,9 +117,21 @@ export class ScanTurns {
       // Usually the newest: pushed; an older scan coming back goes before the newer ones.
       let at = waiting.length;
       while (at > 0 && waiting[at - 1]!.scan.seq > scan.seq) at--;
-      waiting.splice(at, 0, { scan, resume });
+      const waiter: Waiter = { scan, resume };
+      waiting.splice(at, 0, waiter);
       if (scan.active) client.activeWaiting++;
       this.waitingCount++;
+      if (signal !== undefined) {
+        const onAbort = () => {
+          this.leave(client, waiter);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        waiter.resume = () => {
+          signal.removeEventListener('abort', onAbort);
+          resume();
+        };
+      }
       this.arm();
     });
   }
@@ -164,15 +181,21 @@ export class ScanTurns {
     if (best === null) return null;
     // Past the bound, a client's active scan goes before its new ones (unless it is far cheaper: the first).
     const waiter = (full && bestCost * 2 > activeFloor ? best.waiting.find((w) => w.scan.active) : undefined) ?? best.waiting[0]!;
-    best.waiting.splice(best.waiting.indexOf(waiter), 1);
-    if (waiter.scan.active) best.activeWaiting--;
-    if (best.waiting.length === 0) this.clients.delete(best.key);
+    this.leave(best, waiter);
     best.servedAt = this.served++;
     return waiter;
   }
 
-  private go(waiter: Waiter): void {
+  private leave(client: ClientTurns, waiter: Waiter): void {
+    const at = client.waiting.indexOf(waiter);
+    if (at === -1) return;
+    client.waiting.splice(at, 1);
     this.waitingCount--;
+    if (waiter.scan.active) client.activeWaiting--;
+    if (client.waiting.length === 0 && this.clients.get(client.key) === client) this.clients.delete(client.key);
+  }
+
+  private go(waiter: Waiter): void {
     const { scan } = waiter;
     if (!scan.active) {
       scan.active = true;

@@ -204,6 +204,7 @@ async function fetchAndExtract(
         onPiece: (ms) => deps.onScanCost?.(client, ms),
         turns: deps.scanTurns,
         client: chargedClient(client) ?? '',
+        signal,
       });
       const ruling = performance.now();
       timing?.step('scan', ruling - scanning);

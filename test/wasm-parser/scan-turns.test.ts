@@ -119,6 +119,25 @@ test('while the bound is reached, a costly client\'s new scan waits before its f
   assert.equal(order, ['heavy', 'alsoHeavy']);
 });
 
+test('a scan held back by the bound leaves at its deadline, failing with its reason; the others go on', async () => {
+  const { turns, order, wait, turn } = handTurns({ heavy: 100, late: 100, later: 100 }, 1);
+  const heavy = turns.ticket('heavy');
+  wait(heavy, 'heavy');
+  await turn();
+  const deadline = new AbortController();
+  const outcome = (p: Promise<void>) => p.then(() => 'went on', (err: Error) => err.message);
+  const late = outcome(turns.turn(turns.ticket('late'), deadline.signal));
+  wait(turns.ticket('later'), 'later');
+  assert.is(turns.waiting, 2);
+  deadline.abort(new Error('request deadline'));
+  assert.is(await late, 'request deadline');
+  assert.is(turns.waiting, 1);
+  turns.end(heavy);
+  await turn();
+  assert.equal(order, ['heavy', 'later']);
+  assert.is(await outcome(turns.turn(turns.ticket('late'), deadline.signal)), 'request deadline', 'an aborted signal never joins');
+});
+
 test('heavy heads: a bystander\'s scan that started later ends first, its turns taken before the attacker\'s', async () => {
   const turns = new ScanTurns({ maxActive: 4, cost: (client) => (client === 'attacker' ? 5000 : 2) });
   // Every reading of this clock moves it on by a slice: every piece ends a slice and waits for a turn.
