@@ -19,6 +19,7 @@ import { ServiceKoa } from './api/hand-over.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter } from './api/router.js';
 import { showcaseLocation } from './api/showcase-location.js';
+import { CPU_MS_PER_SLOT } from './fetch/client-cost.js';
 import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
 import { fetchThrough } from './fetch/plain-fetch.js';
 import { DnsResolver } from './fetch/resolver.js';
@@ -51,8 +52,10 @@ import { RedisRateLimitStore } from './store/rate-limit-redis.js';
 /**
  * Head scans taking turns at once (past their first slice): a few, so that a flood of heavy pages
  * is scanned a few at a time, each finishing, while the rest wait unread (wasm-parser/scan-turns.ts).
+ * A client whose recent scans cost at most two fetch slots' worth of CPU is never held back.
  */
 const ACTIVE_SCANS = 4;
+const LIGHT_SCAN_COST_MS = 2 * CPU_MS_PER_SLOT;
 
 export interface AppDeps {
   logger?: Logger;
@@ -138,7 +141,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       // the cost is recent (fetch/client-cost.ts).
       onScanCost: (client, cpuMs) => fetcher.chargeCpu(client, cpuMs),
       scanTimes,
-      scanTurns: new ScanTurns({ maxActive: ACTIVE_SCANS, cost: (key) => fetcher.limiter.costs.decayed(key) }),
+      scanTurns: new ScanTurns({ maxActive: ACTIVE_SCANS, lightCost: LIGHT_SCAN_COST_MS, cost: (key) => fetcher.limiter.costs.decayed(key) }),
       // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
       // Not when a test resolves names with its own lookup (no lookups: the resolver would ask
       // the system's nameservers).

@@ -13,9 +13,10 @@
 // and stays so until it ends); the others wait without reading their bodies (the scan pulls its
 // source only while it runs), so a flood of heavy pages is scanned a few at a time, each finishing,
 // rather than a thousand at once, none finishing. While the bound is reached, a new scan waits
-// before its first piece too (first()). A client costing at most half the least of the active
-// scans' clients is not held back by the bound: a bystander's scan never waits for a heavy one to
-// end. Below the bound a scan's first piece runs at once: the uncontended path pays a comparison.
+// before its first piece too (first()). A light client (recent cost at most `lightCost`, or at
+// most half the cheapest active client's) is not held back by the bound: a bystander's scan never
+// waits for a heavy one to end. Below the bound a scan's first piece runs at once: the
+// uncontended path pays a comparison.
 
 /** The recent cost of a client (any unit, larger is costlier); '' is the service's own work. */
 export type ClientCost = (client: string) => number;
@@ -28,6 +29,8 @@ export interface ScanTurnsOptions {
   maxActive?: number;
   /** The clients' recent costs; none: every client costs the same (arrival order). */
   cost?: ClientCost;
+  /** A client whose recent cost is at most this is never held back by the bound (0 by default). */
+  lightCost?: number;
   schedule?: Schedule;
 }
 
@@ -65,11 +68,13 @@ export class ScanTurns {
   private armed = false;
   private readonly maxActive: number;
   private readonly cost: ClientCost;
+  private readonly lightCost: number;
   private readonly schedule: Schedule;
 
   constructor(options: ScanTurnsOptions = {}) {
     this.maxActive = options.maxActive ?? Infinity;
     this.cost = options.cost ?? (() => 0);
+    this.lightCost = options.lightCost ?? 0;
     this.schedule = options.schedule ?? setImmediate;
   }
 
@@ -96,7 +101,7 @@ export class ScanTurns {
   first(scan: ScanTicket, signal?: AbortSignal): Promise<void> | null {
     if (scan.begun) return null;
     scan.begun = true;
-    if (this.activeCount < this.maxActive || this.cost(scan.client) * 2 <= this.leastActiveCost()) return null;
+    if (this.activeCount < this.maxActive || this.mayPass(this.cost(scan.client))) return null;
     return this.turn(scan, signal);
   }
 
@@ -167,12 +172,11 @@ export class ScanTurns {
   /** The waiter to go on: the first of the least costly client that may go, served longest ago among equals. */
   private next(): Waiter | null {
     const full = this.activeCount >= this.maxActive;
-    const activeFloor = full ? this.leastActiveCost() : Infinity;
     let best: ClientTurns | null = null;
     let bestCost = Infinity;
     for (const client of this.clients.values()) {
       const cost = this.cost(client.key);
-      if (full && client.activeWaiting === 0 && cost * 2 > activeFloor) continue;
+      if (full && client.activeWaiting === 0 && !this.mayPass(cost)) continue;
       if (best === null || cost < bestCost || (cost === bestCost && client.servedAt < best.servedAt)) {
         best = client;
         bestCost = cost;
@@ -180,7 +184,7 @@ export class ScanTurns {
     }
     if (best === null) return null;
     // Past the bound, a client's active scan goes before its new ones (unless it is far cheaper: the first).
-    const waiter = (full && bestCost * 2 > activeFloor ? best.waiting.find((w) => w.scan.active) : undefined) ?? best.waiting[0]!;
+    const waiter = (full && !this.mayPass(bestCost) ? best.waiting.find((w) => w.scan.active) : undefined) ?? best.waiting[0]!;
     this.leave(best, waiter);
     best.servedAt = this.served++;
     return waiter;
@@ -205,9 +209,14 @@ export class ScanTurns {
     waiter.resume();
   }
 
-  private leastActiveCost(): number {
+  /**
+   * A client this light goes past the bound: its cost is at most `lightCost` (a newcomer to the
+   * active ones would otherwise set the bar), or at most half the cheapest active client's.
+   */
+  private mayPass(cost: number): boolean {
+    if (cost <= this.lightCost) return true;
     let least = Infinity;
     for (const client of this.activeClients.keys()) least = Math.min(least, this.cost(client));
-    return least;
+    return cost * 2 <= least;
   }
 }

@@ -8,9 +8,9 @@ import type { ScanTicket } from '../../wasm-parser/scan-turns.js';
 import { utf8 } from './cuts.js';
 
 /** Turns run by hand: `turn()` runs the one scheduled callback and lets the resumed scan note itself. */
-function handTurns(costs: Record<string, number>, maxActive = Infinity) {
+function handTurns(costs: Record<string, number>, maxActive = Infinity, lightCost = 0) {
   const scheduled: (() => void)[] = [];
-  const turns = new ScanTurns({ maxActive, cost: (client) => costs[client] ?? 0, schedule: (run) => scheduled.push(run) });
+  const turns = new ScanTurns({ maxActive, lightCost, cost: (client) => costs[client] ?? 0, schedule: (run) => scheduled.push(run) });
   const order: string[] = [];
   const wait = (ticket: ScanTicket, name: string) => void turns.turn(ticket).then(() => order.push(name));
   const turn = async () => {
@@ -85,6 +85,17 @@ test('a client far cheaper than every active one is not held back by the bound',
   await turn();
   assert.equal(order, ['heavy', 'bystander'], 'half the least active cost goes past the bound; more waits');
   assert.is(turns.waiting, 1);
+});
+
+test('a light client goes past the bound even when a newcomer among the active costs less', async () => {
+  const { turns, order, wait, turn } = handTurns({ newcomer: 5, bystander: 40, heavy: 900 }, 1, 100);
+  wait(turns.ticket('newcomer'), 'newcomer');
+  await turn();
+  assert.is(turns.first(turns.ticket('bystander')), null, 'within the light cost: at once');
+  assert.ok(turns.first(turns.ticket('heavy')) !== null, 'the heavy client waits');
+  wait(turns.ticket('bystander'), 'bystander');
+  await turn();
+  assert.equal(order, ['newcomer', 'bystander']);
 });
 
 test('past the bound, a costly client\'s active scan goes before its new ones', async () => {
