@@ -19,12 +19,7 @@ import { ServiceKoa } from './api/hand-over.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter } from './api/router.js';
 import { showcaseLocation } from './api/showcase-location.js';
-import { CPU_MS_PER_SLOT } from './fetch/client-cost.js';
-import { createSafeFetch, type SafeFetchDeps } from './fetch/fetcher.js';
-import { fetchThrough } from './fetch/plain-fetch.js';
-import { DnsResolver } from './fetch/resolver.js';
-import { LinkPeekError } from './errors.js';
-import type { SafeFetch } from './fetch/types.js';
+import { createEngine, type EngineDeps } from './engine/engine.js';
 import { HealthMonitor } from './health.js';
 import { createLogger } from './log.js';
 import { Metrics } from './metrics.js';
@@ -35,41 +30,15 @@ import {
   type ExtractionStore,
 } from './cache/extraction-store.js';
 import { ResponseStore, responseStoreOptions } from './cache/response-store.js';
-import { embedLookup, type EmbedLookupDeps } from './metadata/enrich-embed.js';
-import { imageEnricher } from './metadata/enrich-images.js';
-import { safetyEnricher } from './metadata/enrich-safety.js';
-import { createMetadataService, type Enricher } from './metadata/service.js';
-import { ScanTurns } from '../wasm-parser/index.js';
-import { RecentScanTimes } from './metadata/scan-times.js';
-import type { MetadataService } from './metadata/service-types.js';
 import { createImageProxy } from './proxy/proxy.js';
-import { createSafetyCheck, type SafetyCheck } from './safety/index.js';
 import { Failover } from './store/failover.js';
 import { connectRedis } from './store/redis.js';
 import { FallbackRateLimitStore, MemoryRateLimitStore, type RateLimitStore } from './store/rate-limit.js';
 import { RedisRateLimitStore } from './store/rate-limit-redis.js';
 
-/**
- * Head scans taking turns at once (past their first slice): a few, so that a flood of heavy pages
- * is scanned a few at a time, each finishing, while the rest wait unread (wasm-parser/scan-turns.ts).
- * A client whose recent scans cost at most two fetch slots' worth of CPU is never held back.
- */
-const ACTIVE_SCANS = 4;
-const LIGHT_SCAN_COST_MS = 2 * CPU_MS_PER_SLOT;
-
-export interface AppDeps {
-  logger?: Logger;
-  /** How upstream fetches resolve names and judge addresses (tests inject a resolver). */
-  fetch?: SafeFetchDeps;
-  /** Replaces the whole metadata pipeline (tests of the HTTP layer alone). */
-  metadata?: MetadataService;
+/** The engine's replaceable parts (tests inject a resolver, enrichers, oEmbed providers, a pipeline). */
+export interface AppDeps extends Omit<EngineDeps, 'store' | 'hooks'> {
   proxy?: ImageProxy;
-  /** Replaces the default enrichment steps (safety tags; image and favicon probes). */
-  enrichers?: Enricher[];
-  /** Resolve image and icon hosts while the head downloads (default on when images are probed). */
-  prefetchImageHosts?: boolean;
-  /** Replaces the known oEmbed providers (tests register providers on loopback). */
-  oembedProviders?: EmbedLookupDeps['providers'];
 }
 
 export interface App {
@@ -92,64 +61,32 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const failover = redis && createFailover(config, redis, logger);
 
   const limiter = createRateLimitStore(config, redis, failover);
-  const resolver =
-    deps.fetch?.resolver ??
-    new DnsResolver({
-      timeoutMs: config.dnsTimeoutMs,
-      servers: config.dnsServers,
-      observer: {
-        onQuery: (outcome, seconds) => metrics.dnsQueryDuration.observe({ outcome }, seconds),
-        onCache: (result) => metrics.dnsCache.inc({ result }),
-      },
-    });
-  const fetcher = createSafeFetch(config, { logger, ...deps.fetch, resolver });
+  const engine = createEngine(config, {
+    ...deps,
+    logger,
+    store: createExtractionStore(config, redis, failover),
+    hooks: {
+      onDnsQuery: (outcome, seconds) => metrics.dnsQueryDuration.observe({ outcome }, seconds),
+      onDnsCache: (result) => metrics.dnsCache.inc({ result }),
+      onCache: (outcome) => metrics.cache.inc({ outcome }),
+      onSafetyFailure: (provider) => metrics.safetyFailures.inc({ provider }),
+      timeFetch: () => metrics.upstreamDuration.startTimer(),
+    },
+  });
+  const { fetcher, resolver, safeFetch, metadata } = engine;
   const sources = {
     fetchesInFlight: () => fetcher.limiter.inFlight,
     fetchesQueued: () => fetcher.limiter.queued,
     fetchesCapped: () => fetcher.limiter.capped,
   };
   const metrics = new Metrics(sources);
-  const scanTimes = new RecentScanTimes();
   const health = new HealthMonitor({
     fetchSlots: fetcher.limiter,
     lookupSlots: fetcher.lookups?.scheduler ?? null,
-    scans: () => scanTimes.recent(),
+    scans: () => engine.scanTimes.recent(),
     redisUp: () => (failover ? !failover.degraded && redis.status === 'ready' : null),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });
-  const safeFetch = instrumented(fetcher.safeFetch, metrics);
-  // Safe Browsing's own API calls resolve through the same resolver, never dns.lookup.
-  const apiFetch = fetchThrough(resolver);
-  const safety: SafetyCheck = createSafetyCheck(config, {
-    logger,
-    fetch: apiFetch.fetch,
-    onProviderFailure: (provider) => metrics.safetyFailures.inc({ provider }),
-  });
-  const embeds = embedLookup({ safeFetch, providers: deps.oembedProviders });
-  const enrichers = deps.enrichers ?? [safetyEnricher(safety), imageEnricher({ safeFetch, config }), embeds.enricher];
-  const metadata =
-    deps.metadata ??
-    createMetadataService({
-      config,
-      safeFetch,
-      store: createExtractionStore(config, redis, failover),
-      enrichers,
-      onCache: (outcome) => metrics.cache.inc({ outcome }),
-      embedStandsIn: embeds.standsIn,
-      onEnricherError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
-      // A client whose pages cost CPU to scan gets smaller shares of fetches and lookups while
-      // the cost is recent (fetch/client-cost.ts).
-      onScanCost: (client, cpuMs) => fetcher.chargeCpu(client, cpuMs),
-      scanTimes,
-      scanTurns: new ScanTurns({ maxActive: ACTIVE_SCANS, lightCost: LIGHT_SCAN_COST_MS, cost: (key) => fetcher.limiter.costs.decayed(key) }),
-      // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
-      // Not when a test resolves names with its own lookup (no lookups: the resolver would ask
-      // the system's nameservers).
-      prefetchHost:
-        config.probeImages && deps.prefetchImageHosts !== false && fetcher.lookups !== null
-          ? (host, client) => fetcher.lookups?.prefetch(host, client)
-          : undefined,
-    });
 
   const responses = new ResponseStore(responseStoreOptions(config));
   const router = await createRouter(createHandlers({
@@ -198,28 +135,9 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       limiter?.close();
       failover?.close();
       health.close();
-      await metadata.close();
-      safety.close();
-      await fetcher.close();
-      await apiFetch.close();
-      if (!deps.fetch?.resolver) resolver.close();
+      await engine.close();
       redis?.disconnect();
     },
-  };
-}
-
-/** safeFetch with its duration and outcome counted (upstream fetch durations and outcomes). */
-function instrumented(safeFetch: SafeFetch, metrics: Metrics): SafeFetch {
-  return async (url, options) => {
-    const done = metrics.upstreamDuration.startTimer();
-    try {
-      const res = await safeFetch(url, options);
-      done({ outcome: `${Math.floor(res.status / 100)}xx` });
-      return res;
-    } catch (err) {
-      done({ outcome: err instanceof LinkPeekError ? err.code.toLowerCase() : 'error' });
-      throw err;
-    }
   };
 }
 

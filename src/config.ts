@@ -135,8 +135,8 @@ export function loadConfig(env: Env = {}): Config {
     cacheMaxBytes: read.int('CACHE_MAX_BYTES', 64 * 1024 * 1024, { min: 1024 }),
 
     enrichBudgetMs: read.int('ENRICH_BUDGET_MS', 1_500, { min: 0 }),
-    // Real heads scan in a few ms (the corpus's longest well under 10 ms); a page of tiny tags
-    // costs up to 0.25 µs a byte, 500 ms at the byte cap. 30 ms, with the rules after it, keeps any
+    // Real heads scan in a few ms (the longest well under 10 ms, bench/results/page-shapes.md); a
+    // page of tiny tags costs up to 0.25 µs a byte, 500 ms at the byte cap. 30 ms, with the rules after it, keeps any
     // page under 50 ms of CPU (bench/results/scan-budget.md).
     scanBudgetMs: read.int('SCAN_BUDGET_MS', 30, { min: 1 }),
     requestDeadlineMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS and ENRICH_BUDGET_MS

@@ -6,7 +6,7 @@
 // The body shape depends on the endpoint (docs/SPEC.md "Errors"): the metadata endpoint answers
 // ValidationError for 400 and `{code, message}` otherwise; the image proxy answers `{error}`.
 
-import { failures, type FetchFailure } from './fetch/fetch-failure.js';
+import { failures, type FetchFailure } from './failure-reasons.js';
 
 export type ErrorCode =
   | 'INVALID_INPUT'
@@ -65,7 +65,7 @@ export class RateLimited extends LinkPeekError {
 
 /**
  * The upstream could not be fetched. `failure` is what the caller is told (a reason of
- * openapi.yaml's enum and its message, fetch/fetch-failure.ts); `reason` is the detail for logs
+ * openapi.yaml's enum and its message, failure-reasons.ts); `reason` is the detail for logs
  * (addresses, codes), never sent.
  */
 export class FetchFailed extends LinkPeekError {

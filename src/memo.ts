@@ -1,5 +1,6 @@
 // The answers of a pure function of a string, kept for the next call with the same string: for
-// inputs that repeat (a client's address, a host name, an Accept-Encoding value, a language tag).
+// inputs that repeat (a client's address, a host name, an Accept-Encoding value, a language tag,
+// a charset label).
 // Bounded: when `kept` answers are held, they are all dropped and kept again from there on. That
 // costs one miss per distinct input after a clear, and needs no bookkeeping on a hit.
 

@@ -1,5 +1,6 @@
 // A URL without its fragment: the part of a URL that never reaches the server (RFC 3986 3.5), so
-// it names nothing the server answers for. Cache keys and redirect comparisons read URLs this way.
+// it names nothing the server answers for. Cache keys, redirect loops, logged targets, the `url`
+// fallback and the URL sent to an oEmbed provider read URLs this way.
 
 /**
  * `url`'s href without its fragment. In an http(s) href a `#` can only start the fragment (the

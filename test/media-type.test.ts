@@ -1,8 +1,9 @@
-// One reading of a media type for the page, the proxy, the probe and the page's own image types
-// (src/media-type.ts). The cases are where the three readings it replaces disagreed.
+// One reading of a media type for the page (its type and its charset), the proxy, the probe and
+// the page's own image types (src/media-type.ts). The cases are where the readings it replaces
+// disagreed.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mediaTypeEssence } from '../src/media-type.js';
+import { isHtmlMediaType, mediaTypeCharset, mediaTypeEssence } from '../src/media-type.js';
 import { normalizeMimeType } from '../src/metadata/normalize.js';
 
 test('the essence is type/subtype in lower case, without parameters or surrounding whitespace', () => {
@@ -41,6 +42,31 @@ test('a page-stated image type is bounded as a field: longer than 100 characters
   assert.is(mediaTypeEssence(long), long);
   assert.is(normalizeMimeType(long), null);
   assert.is(normalizeMimeType('Image/PNG; x'), 'image/png');
+});
+
+test('the charset parameter is found quoted or not, its name in any case, its value as written', () => {
+  assert.is(mediaTypeCharset('text/html; charset=Shift_JIS'), 'Shift_JIS');
+  assert.is(mediaTypeCharset('text/html;CHARSET="euc-jp"; foo=bar'), 'euc-jp');
+  assert.is(mediaTypeCharset('text/html ; charset=utf-8 '), 'utf-8');
+  for (const value of ['text/html', 'text/html; charset=', 'text/html; charset=""', 'text/html; charsetx=utf-8', null, undefined, '']) {
+    assert.is(mediaTypeCharset(value), null, String(value));
+  }
+});
+
+test('a charset stands beside parameters that do not parse; two Content-Types give none', () => {
+  assert.is(mediaTypeCharset('text/html; charset=utf-8;'), 'utf-8');
+  assert.is(mediaTypeCharset('text/html; x; charset=windows-1251'), 'windows-1251');
+  assert.is(mediaTypeCharset('text/html; title="a;b"; charset=koi8-r'), 'koi8-r');
+  assert.is(mediaTypeCharset('text/html; charset=utf-8, text/html; charset=gbk'), null);
+});
+
+test('a page is text/html or XHTML, or a type that cannot be read (one copy took "text/plain; x=html" for a page)', () => {
+  for (const value of ['text/html', 'TEXT/HTML; charset=utf-8', 'application/xhtml+xml', '', null, 'html', 'text/html, text/html']) {
+    assert.ok(isHtmlMediaType(value), String(value));
+  }
+  for (const value of ['text/plain; x=html', 'text/plain', 'application/json', 'image/png', 'application/xml', 'text/html-sandboxed']) {
+    assert.not.ok(isHtmlMediaType(value), value);
+  }
 });
 
 test.run();

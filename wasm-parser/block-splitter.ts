@@ -4,13 +4,13 @@
 // aligned (the next chunk starts a block).
 
 /**
- * 2 KiB: small next to real heads (the corpus median head is ~20 KB; bench:extract reports it), so
+ * 2 KiB: small next to real heads (a median head is ~20 KB; bench:extract reports it), so
  * a short head stops within 2 KiB of its `<body>`.
  */
 export const DEFAULT_BLOCK_SIZE = 2048;
 
 /**
- * A long head (inline scripts and styles: a tenth of the corpus reads past 500 KB before `<body>`)
+ * A long head (inline scripts and styles: a tenth of real pages read past 500 KB before `<body>`)
  * is written in larger blocks: an eighth of what was read so far, up to 64 KiB. Every write into
  * lol-html has a fixed cost (the asyncify wrapper, a copy into wasm memory, output callbacks), so
  * on a 990 KB head 64 KiB blocks take under half the time of 2 KiB blocks. Growing by an eighth

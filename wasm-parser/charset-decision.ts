@@ -6,15 +6,9 @@
 // While the choice is tentative the source blocks are held: a switch re-scans them from the start.
 // Each switch moves down charset.ts's order, so a document is re-scanned at most twice.
 
+import { mediaTypeCharset } from '../src/media-type.js';
 import type { Block } from './block-splitter.js';
-import {
-  type CharsetBasis,
-  charsetOfContentType,
-  encodingForDeclaredLabel,
-  encodingForLabel,
-  sniffBom,
-  utf8Evidence,
-} from './charset.js';
+import { type CharsetBasis, encodingForDeclaredLabel, encodingForLabel, sniffBom, utf8Evidence } from './charset.js';
 
 export interface CharsetChoice {
   charset: string;
@@ -42,7 +36,7 @@ export class CharsetDecision {
 
   /** `contentType`: the HTTP Content-Type, whose charset parameter is one source. */
   constructor(contentType: string | null | undefined) {
-    const label = charsetOfContentType(contentType);
+    const label = mediaTypeCharset(contentType);
     this.httpCharset = label === null ? null : encodingForLabel(label);
   }
 

@@ -2,9 +2,9 @@
 // choice. The order, strongest first:
 //   1. a byte order mark (WHATWG Encoding "decode": the BOM wins over every label);
 //   2. bytes that are valid UTF-8 are UTF-8, whatever is declared: real pages often declare a
-//      charset they are not stored in (the corpus has gb2312, windows-1251 and iso-8859-1 pages
-//      saved as UTF-8), and text that validates as UTF-8 is almost never anything else;
-//   3. the charset parameter of the HTTP Content-Type;
+//      charset they are not stored in (gb2312, windows-1251 and iso-8859-1 pages stored as
+//      UTF-8 are common), and text that validates as UTF-8 is almost never anything else;
+//   3. the charset parameter of the HTTP Content-Type (read by src/media-type.ts);
 //   4. the first `<meta charset>` / `<meta http-equiv=content-type>` before `<body>`, wherever it is
 //      (browsers re-decode when it comes after the first 1024 bytes, HTML "change the encoding");
 //   5. windows-1252 (the WHATWG default for an unknown locale).
@@ -14,6 +14,8 @@
 // lol-html in html-rewriter-wasm reads UTF-8 only (it has no encoding option), so every other
 // choice is decoded with TextDecoder (full ICU here) and re-encoded as UTF-8 before it reaches
 // the rewriter.
+
+import { memoized } from '../src/memo.js';
 
 export type CharsetBasis = 'bom' | 'valid-utf8' | 'http' | 'meta' | 'default';
 
@@ -30,7 +32,20 @@ export function sniffBom(bytes: Uint8Array): ByteOrderMark | null {
   return null;
 }
 
-const labelCache = new Map<string, string | null>();
+// Labels repeat from page to page: a TextDecoder is built once per label to learn its name.
+const encodingForKey = memoized((key: string): string | null => {
+  if (key === 'x-user-defined') {
+    // windows-1252 for text purposes (HTML "prescan" step 4). Node 20's TextDecoder refuses the
+    // label, Node 24's accepts it: decided here, not by the runtime.
+    return 'windows-1252';
+  }
+  try {
+    return new TextDecoder(key).encoding;
+  } catch {
+    // The "replacement" labels (iso-2022-kr, hz-gb-2312...) are not decodable here.
+    return null;
+  }
+}, 256);
 
 /**
  * The WHATWG encoding name for a label ("Shift_JIS" → "shift_jis", "gb2312" → "gbk",
@@ -38,24 +53,7 @@ const labelCache = new Map<string, string | null>();
  */
 export function encodingForLabel(label: string): string | null {
   const key = label.trim().toLowerCase();
-  if (key === '') return null;
-  const cached = labelCache.get(key);
-  if (cached !== undefined) return cached;
-  let name: string | null;
-  if (key === 'x-user-defined') {
-    // windows-1252 for text purposes (HTML "prescan" step 4). Node 20's TextDecoder refuses the
-    // label, Node 24's accepts it: decided here, not by the runtime.
-    name = 'windows-1252';
-  } else {
-    try {
-      name = new TextDecoder(key).encoding;
-    } catch {
-      // The "replacement" labels (iso-2022-kr, hz-gb-2312...) are not decodable here.
-      name = null;
-    }
-  }
-  if (labelCache.size < 256) labelCache.set(key, name);
-  return name;
+  return key === '' ? null : encodingForKey(key);
 }
 
 /**
@@ -66,14 +64,6 @@ export function encodingForLabel(label: string): string | null {
 export function encodingForDeclaredLabel(label: string): string | null {
   const name = encodingForLabel(label);
   return name === 'utf-16le' || name === 'utf-16be' ? 'utf-8' : name;
-}
-
-/** The charset parameter of a Content-Type header value (RFC 9110 8.3.1), unresolved. */
-export function charsetOfContentType(contentType: string | null | undefined): string | null {
-  if (!contentType) return null;
-  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(contentType);
-  const label = match?.[1] ?? match?.[2];
-  return label ? label.trim() : null;
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Metadata } from '../../generated/types.gen.js';
-import type { FetchFailure } from '../fetch/fetch-failure.js';
+import type { FetchFailure } from '../failure-reasons.js';
 import type { Failover } from '../store/failover.js';
 import { remainingMs } from './lifetime.js';
 

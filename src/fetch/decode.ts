@@ -7,7 +7,7 @@
 import { Readable, type Transform, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
 import { FetchFailed } from '../errors.js';
-import { failures } from './fetch-failure.js';
+import { failures } from '../failure-reasons.js';
 import { MAX_CONTENT_CODINGS } from './policy.js';
 
 type Bytes = AsyncIterable<Uint8Array>;

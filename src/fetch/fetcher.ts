@@ -12,9 +12,9 @@ import type { Config } from '../config.js';
 import { FetchFailed } from '../errors.js';
 import { chargedClient, chargeOf } from './charge.js';
 import { createGuardedConnector } from './connector.js';
-import { failures } from './fetch-failure.js';
-import { findBlocked, toFetchError } from './failure.js';
-import { FetchLifetime } from './lifetime.js';
+import { failures } from '../failure-reasons.js';
+import { findBlocked, toFetchError } from './classify-error.js';
+import { FetchDeadline } from './fetch-deadline.js';
 import { FetchLimiter } from './limiter.js';
 import { NameLookups } from './lookups.js';
 import { CALLER_HEADERS, REDIRECT_STATUSES, requestHeaders } from './policy.js';
@@ -101,22 +101,22 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
 
   async function safeFetch(url: URL, options: SafeFetchOptions): Promise<SafeFetchResponse> {
     const headers = { ...requestHeaders(config, options.accept), ...callerHeaders(options.headers) };
-    const lifetime = new FetchLifetime(config.fetchTimeoutMs, options.signal);
+    const deadline = new FetchDeadline(config.fetchTimeoutMs, options.signal);
     const timings = new FetchTimings();
     try {
       // A name already answered goes straight on: no extra turn of the event loop.
-      if (needsLookup(url)) await lookUp(url, options.client, lifetime, timings);
-      lifetime.hold(await limiter.acquire(lifetime.signal, chargeOf(url, options.client)));
-      const { finalUrl, response } = await followRedirects(url, headers, lifetime, timings, options.client);
-      return readable(finalUrl, response, options.maxBytes, lifetime, timings);
+      if (needsLookup(url)) await lookUp(url, options.client, deadline, timings);
+      deadline.hold(await limiter.acquire(deadline.signal, chargeOf(url, options.client)));
+      const { finalUrl, response } = await followRedirects(url, headers, deadline, timings, options.client);
+      return readable(finalUrl, response, options.maxBytes, deadline, timings);
     } catch (err) {
-      lifetime.end(err instanceof Error ? err : undefined);
+      deadline.end(err instanceof Error ? err : undefined);
       const blocked = findBlocked(err);
       if (blocked) {
         const { hostname, address, why } = blocked;
         deps.logger?.warn({ url: hrefWithoutFragment(url), hostname, address, why }, 'upstream address refused');
       }
-      throw toFetchError(err, 'request', lifetime, url.hostname);
+      throw toFetchError(err, 'request', deadline, url.hostname);
     }
   }
 
@@ -125,8 +125,8 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
   }
 
   /** Resolves the host of `url` outside any fetch slot, within the client's share of lookups. */
-  async function lookUp(url: URL, client: string | undefined, lifetime: FetchLifetime, timings: FetchTimings): Promise<void> {
-    const ms = await lookups?.resolve(url.hostname, chargedClient(client), lifetime.signal);
+  async function lookUp(url: URL, client: string | undefined, deadline: FetchDeadline, timings: FetchTimings): Promise<void> {
+    const ms = await lookups?.resolve(url.hostname, chargedClient(client), deadline.signal);
     if (ms != null) timings.add({ dnsMs: ms, connectMs: null });
   }
 
@@ -139,7 +139,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
   async function followRedirects(
     start: URL,
     headers: Record<string, string>,
-    lifetime: FetchLifetime,
+    deadline: FetchDeadline,
     timings: FetchTimings,
     client: string | undefined,
   ): Promise<{ finalUrl: URL; response: UndiciResponse }> {
@@ -151,9 +151,9 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
         deps.logger?.warn({ url: hrefWithoutFragment(url), hop, problem }, 'upstream target refused');
         throw new FetchFailed(`${hop === 0 ? 'target' : 'redirect target'} refused: ${problem}`, { failure: refusedTarget(problem) });
       }
-      visited.add(withoutHash(url));
+      visited.add(hrefWithoutFragment(url));
       const response = await timings.claim(() =>
-        agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: lifetime.signal }),
+        agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, signal: deadline.signal }),
       );
       if (!REDIRECT_STATUSES.has(response.statusCode)) return { finalUrl: url, response };
 
@@ -164,13 +164,13 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       // A relative Location is resolved against the URL that answered (RFC 9110 10.2.2).
       const next = URL.parse(location, url);
       if (!next) throw new FetchFailed(`${response.statusCode} with an invalid Location`, { failure: failures.badRedirect() });
-      if (visited.has(withoutHash(next))) throw new FetchFailed(`redirect loop at ${next.href}`, { failure: failures.redirectLoop() });
+      if (visited.has(hrefWithoutFragment(next))) throw new FetchFailed(`redirect loop at ${next.href}`, { failure: failures.redirectLoop() });
       if (hop + 1 > config.maxRedirects) throw new FetchFailed(`more than ${config.maxRedirects} redirects`, { failure: failures.tooManyRedirects(config.maxRedirects) });
       const charge = chargeOf(next, client);
       if (charge.host !== chargeOf(url, client).host && targetProblem(next, targetOptions) === null) {
-        lifetime.letGo();
-        if (needsLookup(next)) await lookUp(next, client, lifetime, timings);
-        lifetime.hold(await limiter.acquire(lifetime.signal, charge));
+        deadline.letGo();
+        if (needsLookup(next)) await lookUp(next, client, deadline, timings);
+        deadline.hold(await limiter.acquire(deadline.signal, charge));
       }
       url = next;
     }
@@ -215,8 +215,4 @@ function refusedTarget(problem: string) {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function withoutHash(url: URL): string {
-  return url.href.replace(/#.*$/, '');
 }

@@ -40,7 +40,7 @@ export type DnsOutcome = 'answered' | 'nxdomain' | 'nodata' | 'servfail' | 'refu
  * reached (c-ares' ECONNREFUSED: nothing listens at DNS_SERVERS), or the name timed out while
  * the nameservers answered no query of the last 20 s (dns-window.ts nameserversSilent: while
  * they answer others, a silent name is the name's own failure, however many an attacker sends).
- * The caller is told the resolver failed (fetch-failure.ts), not the site.
+ * The caller is told the resolver failed (failure-reasons.ts), not the site.
  */
 export const RESOLVER_UNAVAILABLE = 'EDNSUNAVAILABLE';
 /** How a lookup was served: from the cache (an answer or a remembered failure), by a new query, or by one already in flight. */
@@ -59,6 +59,7 @@ export interface ResolverOptions {
   observer?: DnsObserver;
   /** Distinct names asked at once (default DNS_CACHE.maxPending). */
   maxPending?: number;
+  now?: () => number; // the clock of the answers' lifetimes (ms), performance.now by default; tests drive it
 }
 
 /** An error carrying Node's dns error code (ENOTFOUND, ENODATA, ESERVFAIL, ETIMEOUT, …) and the name. */
@@ -70,11 +71,12 @@ export class DnsResolver {
   /** Outcomes of the last 20 s of queries, for /healthz. */
   readonly recent = new DnsWindow();
   private readonly channel: dns.promises.Resolver;
-  private readonly cache = new LRUCache<string, Entry>({ max: DNS_CACHE.maxNames, ttlAutopurge: false });
+  private readonly cache: LRUCache<string, Entry>;
   private readonly pending = new Map<string, Promise<LookupAddress[]>>();
   private closed = false;
 
   constructor(private readonly options: ResolverOptions) {
+    this.cache = new LRUCache({ max: DNS_CACHE.maxNames, ttlAutopurge: false, ...(options.now && { perf: { now: options.now }, ttlResolution: 0 }) });
     // c-ares retries once on a timeout (a dropped UDP packet is common) and doubles the wait, so
     // the two tries fit the deadline: t + 2t = timeoutMs. The deadline below is the hard stop.
     this.channel = new dns.promises.Resolver({ timeout: Math.max(1, Math.floor(options.timeoutMs / 3)), tries: 2 });

@@ -6,8 +6,8 @@ import { Readable } from 'node:stream';
 import type { Agent } from 'undici';
 import { FetchFailed } from '../errors.js';
 import { contentCodings, decodeBody } from './decode.js';
-import { toFetchError } from './failure.js';
-import type { FetchLifetime } from './lifetime.js';
+import { toFetchError } from './classify-error.js';
+import type { FetchDeadline } from './fetch-deadline.js';
 import type { FetchTimings } from './timings.js';
 import type { SafeFetchResponse } from './types.js';
 
@@ -17,7 +17,7 @@ export type UndiciResponse = Awaited<ReturnType<Agent['request']>>;
  * Wraps the final response: decoded body, counted against `maxBytes`. The slot and the deadline
  * stay with the body until it ends, is closed, or the deadline passes.
  */
-export function readable(url: URL, response: UndiciResponse, maxBytes: number, lifetime: FetchLifetime, timings: FetchTimings): SafeFetchResponse {
+export function readable(url: URL, response: UndiciResponse, maxBytes: number, deadline: FetchDeadline, timings: FetchTimings): SafeFetchResponse {
   const headers = flattenHeaders(response.headers);
   const decoded = decodeBody(response.body, contentCodings(headers['content-encoding']));
   let bytesRead = 0;
@@ -44,11 +44,11 @@ export function readable(url: URL, response: UndiciResponse, maxBytes: number, l
       }
       complete = !truncated;
     } catch (err) {
-      throw toFetchError(err, 'body', lifetime, url.hostname);
+      throw toFetchError(err, 'body', deadline, url.hostname);
     } finally {
       // Read to the end: the connection goes back to the pool. Otherwise (cap, caller stopped
       // reading, error): abort, which closes the HTTP/1.1 connection or resets the HTTP/2 stream.
-      lifetime.end(complete ? undefined : () => new FetchFailed('body closed before its end'));
+      deadline.end(complete ? undefined : () => new FetchFailed('body closed before its end'));
     }
   }
 
@@ -65,7 +65,7 @@ export function readable(url: URL, response: UndiciResponse, maxBytes: number, l
       return bytesRead;
     },
     close() {
-      lifetime.end(() => new FetchFailed('closed by the caller'));
+      deadline.end(() => new FetchFailed('closed by the caller'));
     },
   };
 }

@@ -29,7 +29,8 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
  * InvalidInput with path ['query', 'url'] and one message saying what is wrong.
  */
 export function parseTarget(raw: string, opts: TargetOptions): URL {
-  if (raw.length > MAX_URL_LENGTH) invalid(`must be at most ${MAX_URL_LENGTH} characters`);
+  // In the words of openapi.yaml's maxLength as the API's validation says it first, so the library says the same.
+  if (raw.length > MAX_URL_LENGTH) invalid(`must NOT have more than ${MAX_URL_LENGTH} characters`);
   if (CONTROL_CHARS.test(raw)) invalid('must not contain control characters (CR, LF, tab, NUL...)');
   const url = URL.parse(raw);
   if (!url) invalid('must be an absolute http or https URL');

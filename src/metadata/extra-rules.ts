@@ -58,7 +58,8 @@ const LIGHT_SCHEME = /^\(\s*prefers-color-scheme\s*:\s*light\s*\)$/i;
 
 /**
  * The sources of each field, best first. Beyond the contract's sources, each list ends with the
- * meta tags that real pages (the corpus) use for the same thing, after the standard ones.
+ * meta tags that real pages use for the same thing, after the standard ones
+ * (bench/results/page-shapes.md).
  */
 export const EXTRA_SOURCES = {
   site_name: [

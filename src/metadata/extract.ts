@@ -15,6 +15,7 @@ import {
 import { FAVICON_TIERS, type Family, IMAGE_DETAIL_KEYS, type PageTags, indexTags, sourcesFor } from './rules.js';
 import { EXTRA_SOURCES, indexExtraTags } from './extra-rules.js';
 import { asUri } from '../uri.js';
+import { hrefWithoutFragment } from '../url-fragment.js';
 import { normalizeAuthor, normalizeColor, normalizeDate, normalizeLang, normalizeSiteName } from './normalize-extra.js';
 
 export interface ExtractOptions {
@@ -128,8 +129,7 @@ function noAdditiveFields(): ExtraFields & Pick<Metadata, 'embed'> {
  * later asks for the page: a token in `#access_token=…` must stay with the client that sent it.
  */
 function requestedFallback(pageUrl: URL, options: ExtractOptions): string {
-  const requested = new URL((options.requestedUrl ?? pageUrl).href);
-  requested.hash = '';
+  const requested = new URL(hrefWithoutFragment(options.requestedUrl ?? pageUrl));
   // Over FIELD_LIMITS.url once written as a URI (a 4,096-character request full of `|`), it is
   // still the one value `url` must have.
   return normalizeUrl(requested.href, pageUrl) ?? asUri(requested);

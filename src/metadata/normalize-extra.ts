@@ -7,7 +7,7 @@ import colorNames from 'color-name';
 import { normalizeText } from './normalize.js';
 import { memoized } from '../memo.js';
 
-/** Length bounds, in code points; site names and bylines in the corpus stay under 120. */
+/** Length bounds, in code points; real site names and bylines stay under 120 (page-shapes.md in bench/results). */
 export const EXTRA_LIMITS = {
   siteName: 300,
   author: 300,

@@ -8,10 +8,11 @@ import { type Clock, scanHead, type ScanTurns } from '../../wasm-parser/index.js
 import type { Config } from '../config.js';
 import { FetchFailed, FetchTimeout } from '../errors.js';
 import { chargedClient } from '../fetch/charge.js';
-import { failures, type FetchFailure } from '../fetch/fetch-failure.js';
+import { failures, type FetchFailure } from '../failure-reasons.js';
 import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch } from '../fetch/types.js';
 import { SNIFF_BYTES, sniffImage } from '../images/sniff.js';
+import { isHtmlMediaType, mediaTypeEssence } from '../media-type.js';
 import { emptyMetadata, extractBoth } from './extract.js';
 import type { Extraction, ExtractionStore } from '../cache/extraction-store.js';
 import { extractionExpiry } from '../cache/lifetime.js';
@@ -160,11 +161,6 @@ export function createMetadataService(deps: MetadataServiceDeps): MetadataServic
   };
 }
 
-/** HTML or XHTML, by the response's word; a missing Content-Type is read as HTML too. */
-function isHtml(contentType: string): boolean {
-  return contentType === '' || /\b(html|xhtml)\b/i.test(contentType);
-}
-
 async function fetchAndExtract(
   target: URL,
   client: string | undefined,
@@ -186,12 +182,12 @@ async function fetchAndExtract(
     const answer = { status: res.status, headers: res.headers, url: finalUrl, tags: null };
     refuseWalls(target, answer);
     if (res.status < 200 || res.status >= 300) {
-      if (isHtml(contentType) && mayBeChallengePage(res.status)) refuseWalls(target, { ...answer, tags: await headOfErrorPage(res.body, contentType, deps) });
+      if (isHtmlMediaType(contentType) && mayBeChallengePage(res.status)) refuseWalls(target, { ...answer, tags: await headOfErrorPage(res.body, contentType, deps) });
       throw new FetchFailed(`upstream status ${res.status}`, { failure: failures.httpStatus(res.status) });
     }
     const options = { requestedUrl: target, contentLanguage: res.headers['content-language'] ?? null };
 
-    if (isHtml(contentType)) {
+    if (isHtmlMediaType(contentType)) {
       let scanMs = 0;
       // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.
       const scan = await scanHead(res.body, {
@@ -222,7 +218,7 @@ async function fetchAndExtract(
     const { head } = await readPrefix(res.body, SNIFF_BYTES);
     timing?.step('scan', performance.now() - scanning);
     if (head.length === 0) throw new FetchFailed('empty body', { failure: failures.emptyPage() });
-    const sniffed = /^image\//i.test(contentType) ? sniffImage(head) : null;
+    const sniffed = mediaTypeEssence(contentType)?.startsWith('image/') ? sniffImage(head) : null;
     const make = (): Metadata => {
       const meta = emptyMetadata(finalUrl, options);
       if (sniffed) meta.image = { url: finalUrl.href, type: sniffed.type, width: sniffed.width, height: sniffed.height, size: null };

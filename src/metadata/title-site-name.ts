@@ -14,8 +14,9 @@ import { getDomainWithoutSuffix } from 'tldts';
 
 /**
  * Separators between a title's parts, each with a space on both sides (a hyphen inside a word,
- * "Node.js: the Right Way" or "10:30" are not separators). The corpus's titles use all of them,
- * " - " and " | " most; " / " and " : " appear there too, but inside headlines.
+ * "Node.js: the Right Way" or "10:30" are not separators). Real titles use all of them,
+ * " - " and " | " most; " / " and " : " appear too, but inside headlines
+ * (bench/results/page-shapes.md).
  */
 const SEPARATORS = [' | ', ' - ', ' – ', ' — ', ' · ', ' • ', ' :: '];
 
@@ -23,8 +24,8 @@ const SEPARATORS = [' | ', ' - ', ' – ', ' — ', ' · ', ' • ', ' :: '];
 const SEPARATOR_MARKS = new Set(SEPARATORS.map((s) => s.trim()).join(''));
 
 /**
- * A longer `<title>` is not looked at: the corpus's longest is 253 characters, and the scanner
- * keeps up to 64 KiB of a hostile one. Checked before any other work, in UTF-16 units.
+ * A longer `<title>` is not looked at: real ones stay near half of it
+ * (bench/results/page-shapes.md), and the scanner keeps up to 64 KiB of a hostile one. Checked before any other work, in UTF-16 units.
  */
 export const TITLE_SITE_MAX = 500;
 

@@ -9,6 +9,7 @@
 //   - "*.example.com" under "example.com", found by walking up the URL's host a label at a time;
 //   - any other wildcard host ("*.*.flickr.com", "www.example.*") in a short list tried always.
 
+import { hrefWithoutFragment } from '../url-fragment.js';
 import registry from './providers.json' with { type: 'json' };
 import { compileScheme, matchable, schemeMatches, type UrlScheme } from './url-scheme.js';
 
@@ -65,10 +66,8 @@ export class ProviderTable {
     }
     if (best === null) return null;
     const request = new URL(best.endpoint.href);
-    const url = new URL(page.href);
-    url.hash = '';
     request.searchParams.set('format', 'json');
-    request.searchParams.set('url', url.href);
+    request.searchParams.set('url', hrefWithoutFragment(page));
     return request;
   }
 

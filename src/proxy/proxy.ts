@@ -12,7 +12,7 @@
 import type { Context } from 'koa';
 import type { Config } from '../config.js';
 import { FetchFailed, ProxyRejected } from '../errors.js';
-import { failures } from '../fetch/fetch-failure.js';
+import { failures } from '../failure-reasons.js';
 import { FORWARDABLE_RESPONSE_HEADERS, PROXY_ACCEPT, PROXY_PEEK_BYTES, PROXY_RESPONSE_HEADERS } from '../fetch/policy.js';
 import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';

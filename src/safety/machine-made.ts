@@ -2,7 +2,7 @@
 // high-entropy domain"). Domain-generation algorithms and throwaway spam registrations
 // produce labels like `x7k2m9q4w8z3.com`; people choose words, brands and acronyms.
 //
-// Conservative on purpose (zero false positives on the corpus hosts and on the
+// Conservative on purpose (zero false positives on real pages' hosts and on the
 // well-known list, bench/data/well-known-domains.txt; bench/safety-fp.ts measures both and the
 // catch rate on random labels). Every threshold below was raised until real names stopped
 // tripping it; the names that forced each one are in test/safety/machine-made.test.ts.

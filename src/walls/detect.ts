@@ -8,7 +8,7 @@
 
 import type { RawTags } from '../../wasm-parser/types.js';
 import { FetchFailed } from '../errors.js';
-import { failures } from '../fetch/fetch-failure.js';
+import { failures } from '../failure-reasons.js';
 import { BOT_CHECK_MARKERS, CHALLENGE_STATUSES, CONSENT_PAGES, type BotCheckMarker, type ConsentPage } from './markers.js';
 import { hrefWithoutFragment } from '../url-fragment.js';
 

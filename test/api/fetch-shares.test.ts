@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startService, type Service } from '../helpers/service.js';
-import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { respond, startUpstream, type Upstream, type UpstreamResponse } from '../helpers/upstream.js';
 
 // Fetch slots shared fairly, end to end: the client's address reaches safeFetch from every
 // handler (metadata pages, their image and favicon probes, the image proxy), /healthz reports the
@@ -13,14 +13,26 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Ctx {
   up: Upstream;
+  /**
+   * Cuts every /hang response, and each one asked for from now on: once a test has read the
+   * slots, its held fetches fail at once instead of at their deadline (not what most tests test).
+   */
+  cutHung(): void;
 }
 const shares = suite<Ctx>('fetch slots shared between clients');
 /** How long /slowish takes: most of the 2 s deadline of the queued-deadline test, so a fetch that waited for a slot cannot finish in what is left, while a fresh one can. */
 const SLOWISH_MS = 1_200;
 shares.before.each(async (ctx) => {
+  const hung: UpstreamResponse[] = [];
+  let cutting = false;
+  ctx.cutHung = () => {
+    cutting = true;
+    for (const res of hung.splice(0)) res.destroy();
+  };
   ctx.up = await startUpstream({
     routes: {
-      '/hang': () => {}, // never answers: holds its fetch slot until the deadline
+      // Never answers: holds its fetch slot until the deadline, or until the test cuts it.
+      '/hang': (_req, res) => void (cutting ? res.destroy() : hung.push(res)),
       '/p': respond(200, '<title>P</title>', html),
       '/img.png': respond(200, PNG, { 'content-type': 'image/png' }),
       '/with-hanging-image': respond(200, '<head><title>I</title><meta property="og:image" content="/hang"><link rel="icon" href="/img.png"></head>', html),
@@ -53,7 +65,7 @@ async function healthWhen(svc: Service, ok: (h: any) => boolean): Promise<any> {
 // Each held fetch ends at its deadline; the checks made while it is held take milliseconds.
 const ENV = { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', MAX_FETCHES_PER_CLIENT: '2', FETCH_TIMEOUT_MS: '1500' };
 
-shares("a client's slow pages wait in its own share; another client's page answers at once", async ({ up }) => {
+shares("a client's slow pages wait in its own share; another client's page answers at once", async ({ up, cutHung }) => {
   const svc = await startService(ENV);
   try {
     const slow = [1, 2, 3].map((i) => as(svc, meta(up, `/hang?${i}`), 71));
@@ -64,6 +76,7 @@ shares("a client's slow pages wait in its own share; another client's page answe
     assert.equal(h.degraded_by, []);
     const other = await as(svc, meta(up, '/p'), 72);
     assert.equal([other.status, other.json.title], [200, 'P']);
+    cutHung();
     assert.ok((await Promise.all(slow)).every((r) => r.status === 422));
   } finally {
     await svc.close();
@@ -85,7 +98,7 @@ shares("the image proxy charges the client's share too", async ({ up }) => {
   }
 });
 
-shares("image and favicon probes are charged to the client whose request started the extraction", async ({ up }) => {
+shares("image and favicon probes are charged to the client whose request started the extraction", async ({ up, cutHung }) => {
   const svc = await startService({ ...ENV, PROBE_IMAGES: 'true', MAX_FETCHES_PER_CLIENT: '1', ENRICH_BUDGET_MS: '1500' });
   try {
     const first = as(svc, meta(up, '/with-hanging-image'), 75);
@@ -98,6 +111,7 @@ shares("image and favicon probes are charged to the client whose request started
     // ...while another client's page does not.
     const other = await as(svc, meta(up, '/p?other'), 76);
     assert.is(other.status, 200);
+    cutHung();
     assert.equal((await first).json.title, 'I');
     assert.equal((await second).json.title, 'P');
   } finally {
@@ -105,26 +119,26 @@ shares("image and favicon probes are charged to the client whose request started
   }
 });
 
-shares('a fetch shared through the single flight is charged to the client that started it', async ({ up }) => {
+shares('a fetch shared through the single flight is charged to the client that started it', async ({ up, cutHung }) => {
   const svc = await startService({ ...ENV, MAX_FETCHES_PER_CLIENT: '1' });
   try {
     const starter = as(svc, meta(up, '/hang?shared'), 77);
     await healthWhen(svc, (h) => h.upstream_fetches.in_flight === 1);
     const joiner = as(svc, meta(up, '/hang?shared'), 78);
-    await sleep(100);
-    assert.is(up.hits('/hang'), 1, 'the joiner waits for the same fetch');
     const own = await as(svc, meta(up, '/p?joiner'), 78);
     assert.equal([own.status, own.json.title], [200, 'P'], "the joiner's share is untouched");
     const blocked = as(svc, meta(up, '/p?starter'), 77);
     const h = await healthWhen(svc, (h) => h.upstream_fetches.capped === 1);
     assert.is(h.upstream_fetches.capped, 1, "the starter's next page waits behind the shared fetch");
+    cutHung();
     assert.equal([(await starter).status, (await joiner).status, (await blocked).status], [422, 422, 200]);
+    assert.is(up.hits('/hang'), 1, 'the joiner waited for the same fetch');
   } finally {
     await svc.close();
   }
 });
 
-shares('every slot taken with a fetch waiting: /healthz says saturated and degraded', async ({ up }) => {
+shares('every slot taken with a fetch waiting: /healthz says saturated and degraded', async ({ up, cutHung }) => {
   const svc = await startService({ ...ENV, MAX_CONCURRENT_FETCHES: '2', MAX_FETCHES_PER_CLIENT: '0' });
   try {
     const held = [1, 2, 3].map((i) => as(svc, meta(up, `/hang?sat${i}`), 80 + i));
@@ -134,19 +148,21 @@ shares('every slot taken with a fetch waiting: /healthz says saturated and degra
     assert.equal(wait_ms, { p50: 0, p90: 0, max: 0 }, 'the two granted at once; the third still waits');
     assert.is(h.status, 'degraded');
     assert.equal(h.degraded_by, ['fetch_slots']);
+    cutHung();
     await Promise.all(held);
   } finally {
     await svc.close();
   }
 });
 
-shares('a 503 of our own saturation is not remembered as the page failing', async ({ up }) => {
+shares('a 503 of our own saturation is not remembered as the page failing', async ({ up, cutHung }) => {
   const svc = await startService({ ...ENV, MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '0', MAX_FETCHES_PER_CLIENT: '0' });
   try {
     const held = as(svc, meta(up, '/hang?overload'), 90);
     await healthWhen(svc, (h) => h.upstream_fetches.in_flight === 1);
     const refused = await as(svc, meta(up, '/p?overload'), 91);
     assert.equal([refused.status, refused.json], [503, { code: 503, message: 'The service is busy; retry in a second.' }]);
+    cutHung();
     await held;
     const again = await as(svc, meta(up, '/p?overload'), 91);
     assert.equal([again.status, again.json.title], [200, 'P'], 'fetched afresh');

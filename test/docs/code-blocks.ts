@@ -38,3 +38,8 @@ export function codeBlocks(file: string): CodeBlock[] {
 export function readmeBlocks(): CodeBlock[] {
   return READMES.flatMap(codeBlocks);
 }
+
+/** A block that uses the engine's package (`linkpeek`), not the SDK (`linkpeek-client`). */
+export function importsEngine(block: CodeBlock): boolean {
+  return /from 'linkpeek'/.test(block.text) || /^npx linkpeek /m.test(block.text);
+}

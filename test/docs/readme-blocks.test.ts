@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseMetadata } from '../../element/metadata-guard.js';
 import { startService } from '../helpers/service.js';
-import { readmeBlocks, REPO_ROOT, type CodeBlock } from './code-blocks.js';
+import { importsEngine, readmeBlocks, REPO_ROOT, type CodeBlock } from './code-blocks.js';
 
 // Every code block of README.md, client/README.md and element/README.md is checked: TypeScript
 // is compiled against the packed SDK (test/client/package.test.ts), curl commands are run as
@@ -23,6 +23,7 @@ const read = (file: string) => readFileSync(REPO_ROOT + file, 'utf8');
 
 /** How a block is checked, or null. */
 function checkOf(block: CodeBlock): string | null {
+  if (importsEngine(block)) return 'compiled and run in a project that installed the packed engine: test/engine/package.test.ts';
   if (block.lang === 'ts') return 'compiled against the packed SDK: test/client/package.test.ts';
   if (block.lang === 'html') return 'element attributes and data-meta: this file';
   if (block.lang === 'js') return 'type-checked against the DOM: this file';

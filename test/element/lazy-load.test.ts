@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { startService, type Service } from '../helpers/service.js';
 import { startAssetServer, testPageHtml, type AssetServer } from './asset-server.js';
+import { until } from '../helpers/until.js';
 import { launchBrowser, openPage, readCard, waitForState, type TestPage } from './browser.js';
 import { gradientPng } from './png.js';
 import { startUpstream, type Upstream, type UpstreamRoute } from './upstream-fixture.js';
@@ -145,7 +146,12 @@ test('in a scrolling pane a card starts when it nears the pane\'s visible part, 
  * as the service answers a blocked client), and a tab whose card-0 asks it for `pageUrl` until
  * `settled` resolves. Returns when each request arrived.
  */
-async function againstRefusingApi(retryAfter: () => string, pageUrl: string, settled: (tab: TestPage, arrivals: number[]) => Promise<void>): Promise<number[]> {
+async function againstRefusingApi(
+  retryAfter: () => string,
+  pageUrl: string,
+  settled: (tab: TestPage, arrivals: number[]) => Promise<void>,
+  { pageClock = false } = {},
+): Promise<number[]> {
   const arrivals: number[] = [];
   const refusing = http.createServer((_req, res) => {
     arrivals.push(Date.now());
@@ -158,6 +164,7 @@ async function againstRefusingApi(retryAfter: () => string, pageUrl: string, set
   try {
     await tab.reset(`${embedder.baseUrl}/long`);
     const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    if (pageClock) await tab.page.clock.install();
     await tab.page.evaluate(([endpoint, url]) => {
       const card = document.getElementById('card-0')!;
       card.dataset.endpoint = endpoint;
@@ -173,10 +180,21 @@ async function againstRefusingApi(retryAfter: () => string, pageUrl: string, set
 }
 
 test('an API that keeps refusing ends in the error state after 4 retries', async () => {
-  const arrivals = await againstRefusingApi(() => '1', 'http://127.0.0.1:9/refused', async (tab) => {
-    await waitForState(tab.page, 'error', 'card-0', 15_000);
-    assert.is((await readCard(tab.page, 'card-0')).href, 'http://127.0.0.1:9/refused');
-  });
+  const arrivals = await againstRefusingApi(
+    () => '1',
+    'http://127.0.0.1:9/refused',
+    async (tab, arrivals) => {
+      // Each retry waits Retry-After (1 s) and up to 1 s of jitter, on the page's clock: moved on
+      // 2 s once each request has been refused rather than waited out.
+      for (let n = 1; n <= 4; n++) {
+        await until(() => arrivals.length >= n, `request ${n} to arrive`);
+        await tab.page.clock.runFor(2_000);
+      }
+      await waitForState(tab.page, 'error', 'card-0', 15_000);
+      assert.is((await readCard(tab.page, 'card-0')).href, 'http://127.0.0.1:9/refused');
+    },
+    { pageClock: true },
+  );
   assert.is(arrivals.length, 5, 'the first request and 4 retries');
 });
 

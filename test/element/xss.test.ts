@@ -149,7 +149,7 @@ test('a theme_color carrying more CSS sets nothing and loads nothing', async () 
   for (const theme_color of ['red;background:url(http://127.0.0.1:9/css-x.png)', 'url(http://127.0.0.1:9/css-y.png)', 'red}a{background:url(http://127.0.0.1:9/css-z.png)']) {
     await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor(ORIGIN, { theme_color })) });
     await waitForSettled(tab.page); // a stricter data-meta check may refuse it: the error state
-    await tab.page.waitForTimeout(100);
+    await tab.page.waitForTimeout(100); // a request that must not happen has no event to wait for
     const card = await readCard(tab.page);
     assert.is(card.accent, null, theme_color);
     const style = await tab.page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=card]')!.getAttribute('style') ?? '');

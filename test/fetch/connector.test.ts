@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { BlockedAddressError } from '../../src/fetch/address.js';
 import { createGuardedConnector } from '../../src/fetch/connector.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
+import { until } from '../helpers/until.js';
 import { loopbackLookup, testConfig } from './harness.js';
 
 function dial(connector: ReturnType<typeof createGuardedConnector>, hostname: string, port: number): Promise<Error | null> {
@@ -37,7 +38,7 @@ test('connector with allowPrivateNetworks connects to the loopback fixture (cont
   try {
     const err = await dial(createGuardedConnector(testConfig()), '127.0.0.1', up.port);
     assert.is(err, null);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => up.connections > 0, 'the upstream to accept the connection');
     assert.is(up.connections, 1);
   } finally {
     await up.close();

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { createHash, randomBytes } from 'node:crypto';
 import { FetchFailed, FetchTimeout } from '../../src/errors.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
-import { H2_CANCEL_REACHES_UPSTREAM, drip, endless, respond, stall, startUpstream, type UpstreamProtocol } from '../helpers/upstream.js';
+import { H2_CANCEL_REACHES_UPSTREAM, countSkippedH2Cancel, drip, endless, respond, stall, startUpstream, type UpstreamProtocol } from '../helpers/upstream.js';
 import { readAll, rejection, testConfig } from './harness.js';
 
 const test = suite('safeFetch limits');
@@ -17,6 +17,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still open'> {
 }
 
 for (const protocol of ['http', 'h2'] as UpstreamProtocol[]) {
+  if (protocol === 'h2') countSkippedH2Cancel(test, 'endless body (h2)');
   test(`endless body (${protocol}): read stops at maxBytes and the upstream is closed`, async () => {
     const up = await startUpstream({ protocol, routes: { '/endless': endless(Buffer.alloc(64 * 1024, 'a')) } });
     const { safeFetch, close, limiter } = createSafeFetch(testConfig());
@@ -132,6 +133,7 @@ test('an unread response frees its slot and its upstream at the deadline', async
   }
 });
 
+countSkippedH2Cancel(test, 'close() mid-body');
 test('close() mid-body closes the upstream at once and frees the slot', async () => {
   const up = await startUpstream({ protocol: 'h2', routes: { '/endless': endless(Buffer.alloc(16 * 1024)) } });
   const { safeFetch, close, limiter } = createSafeFetch(testConfig());

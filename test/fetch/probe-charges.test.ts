@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { scanHead } from '../../wasm-parser/index.js';
 import { clientKey } from '../../src/client-key.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
-import { embedLookup } from '../../src/metadata/enrich-embed.js';
+import { embedLookup } from '../../src/oembed/embed-lookup.js';
 import { imageEnricher } from '../../src/metadata/enrich-images.js';
 import { emptyMetadata } from '../../src/metadata/extract.js';
 import type { EnrichmentInput } from '../../src/metadata/service.js';

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DNS_CACHE, DnsResolver, type DnsCacheResult, type DnsOutcome } from '../../src/fetch/resolver.js';
 import { startWorldDns, type WorldDns } from '../world/dns-server.js';
-import { rejection, sleep } from './harness.js';
+import { rejection } from './harness.js';
 
 // The caching resolver against a real nameserver on 127.0.0.1 (test/world/dns-server.ts), through
 // real c-ares: what is asked, how often, and which error code comes back.
@@ -12,6 +12,8 @@ interface Ctx {
   resolver: DnsResolver;
   cache: DnsCacheResult[];
   queries: DnsOutcome[];
+  /** The resolver's clock (ms), moved by the tests. */
+  clock: { ms: number };
 }
 const test = suite<Ctx>('caching c-ares resolver');
 
@@ -21,7 +23,9 @@ test.before.each(async (ctx) => {
   ctx.dns = await startWorldDns();
   ctx.cache = [];
   ctx.queries = [];
+  const clock = (ctx.clock = { ms: 1_000_000 });
   ctx.resolver = new DnsResolver({
+    now: () => clock.ms,
     timeoutMs: TIMEOUT_MS,
     servers: [ctx.dns.server],
     observer: { onCache: (r) => ctx.cache.push(r), onQuery: (o) => ctx.queries.push(o) },
@@ -47,13 +51,14 @@ test('an answer is kept for its TTL: a second lookup sends no query', async ({ d
   assert.equal(cache, ['miss', 'hit']);
 });
 
-test('an answer expires with its TTL: the next lookup asks again and sees the new records', async ({ dns, resolver }) => {
+test('an answer expires with its TTL: the next lookup asks again and sees the new records', async ({ dns, resolver, clock }) => {
   let address = '127.0.0.1';
   dns.set('short.test', () => ({ A: [address], ttl: 1 }));
   assert.equal(await addressesOf(resolver, 'short.test'), ['127.0.0.1']);
   address = '127.0.0.2';
+  clock.ms += DNS_CACHE.minTtlMs;
   assert.equal(await addressesOf(resolver, 'short.test'), ['127.0.0.1'], 'still cached');
-  await sleep(DNS_CACHE.minTtlMs + 200);
+  clock.ms += 1;
   assert.equal(await addressesOf(resolver, 'short.test'), ['127.0.0.2']);
   assert.is(dns.queries('short.test', 'A'), 2);
 });

@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createSafeFetch, type SafeFetchService } from '../../src/fetch/fetcher.js';
-import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { respond, startUpstream, type Upstream, type UpstreamResponse } from '../helpers/upstream.js';
 import { startWorldDns, type WorldDns } from '../world/dns-server.js';
-import { readAll, sleep, testConfig } from './harness.js';
+import { readAll, testConfig } from './harness.js';
 
 // safeFetch's `timings`: what opening connections cost a fetch (for Server-Timing), null when it
 // reused a pooled connection, summed over redirect hops.
@@ -16,15 +16,17 @@ interface Ctx {
 const test = suite<Ctx>('safeFetch timings');
 
 test.before.each(async (ctx) => {
+  const held: UpstreamResponse[] = [];
   ctx.dns = await startWorldDns();
   ctx.dns.set('site.test', { A: ['127.0.0.1'] });
   ctx.dns.set('other.test', { A: ['127.0.0.1'] });
   ctx.up = await startUpstream({
     routes: {
       '/a': respond(200, 'a'),
-      '/slow': async (_req, res) => {
-        await new Promise((r) => setTimeout(r, 100));
-        res.end('slow');
+      // Answered only once all five concurrent fetches are held, so none can reuse another's connection.
+      '/slow': (_req, res) => {
+        held.push(res);
+        if (held.length === 5) for (const r of held.splice(0)) r.end('slow');
       },
       '/to-other': (req, res) => {
         res.writeHead(302, { location: `http://other.test:${req.socket.localPort}/a`, 'content-length': 0 });
@@ -47,7 +49,7 @@ test('a new connection to a name: DNS and connect time; the next fetch on the po
   const first = await fetcher.safeFetch(up.url('/a', 'site.test'), { maxBytes: 1024 });
   assert.ok(isMs(first.timings.dnsMs) && isMs(first.timings.connectMs), JSON.stringify(first.timings));
   await readAll(first.body);
-  await sleep(20); // undici returns the connection to its pool just after the body's end
+  await new Promise((resolve) => setImmediate(resolve)); // a turn of the event loop: undici returns the connection to its pool just after the body's end
   const second = await fetcher.safeFetch(up.url('/a', 'site.test'), { maxBytes: 1024 });
   await readAll(second.body);
   assert.is(up.connections, 1);
@@ -71,7 +73,7 @@ test('concurrent fetches each opening a connection: each gets its own connection
 test('a redirect to another origin: the first hop reuses a pooled connection, the second opens one, and its costs count', async ({ up, fetcher }) => {
   const warm = await fetcher.safeFetch(up.url('/a', 'site.test'), { maxBytes: 1024 });
   await readAll(warm.body);
-  await sleep(20);
+  await new Promise((resolve) => setImmediate(resolve));
   const res = await fetcher.safeFetch(up.url('/to-other', 'site.test'), { maxBytes: 1024 });
   await readAll(res.body);
   assert.is(res.url.href, `http://other.test:${up.port}/a`);

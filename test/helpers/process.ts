@@ -19,16 +19,22 @@ export interface ServiceProcess {
 
 /**
  * What to run: the TypeScript source through tsx, the build `npm start` runs (dist/server/), or
- * `npm start` itself (then `child` is the npm process, as an operator or a container starts it).
+ * `npm start` itself (then `child` is the npm process, as an operator or a container starts it),
+ * or the CLI's `linkpeek serve` (the package's bin, built there too).
  */
-export type Entry = 'source' | 'compiled' | 'npm start';
+export type Entry = 'source' | 'compiled' | 'npm start' | 'linkpeek serve';
 export const COMPILED_MAIN = 'dist/server/src/main.js';
+const ENTRY_ARGS: Record<Exclude<Entry, 'npm start'>, string[]> = {
+  source: ['--import', 'tsx', 'src/main.ts'],
+  compiled: [COMPILED_MAIN],
+  'linkpeek serve': ['dist/server/src/cli.js', 'serve'],
+};
 
 export async function startProcess(env: Record<string, string>, entry: Entry = 'source'): Promise<ServiceProcess> {
   const [command, args] =
     entry === 'npm start'
       ? [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['start']]
-      : [process.execPath, entry === 'source' ? ['--import', 'tsx', 'src/main.ts'] : [COMPILED_MAIN]];
+      : [process.execPath, ENTRY_ARGS[entry]];
   const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: LOCAL_DNS_SERVERS, ...env },

@@ -28,6 +28,7 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { Test } from 'uvu';
 
 export type UpstreamProtocol = 'http' | 'https' | 'h2';
 
@@ -36,10 +37,20 @@ export type UpstreamProtocol = 'http' | 'https' | 'h2';
  * 20 the server sees the stream close within milliseconds of the abort; on Node 24 (undici 7.30)
  * `stream.close()` usually sends nothing until the session ends (the server's stream stays open,
  * stalled by flow control, at most one 64 KiB window in flight), but not always: one CI run saw it
- * close within 2 s. So on Node 24 the upstream side of an HTTP/2 cancel is not asserted; the
- * client side (slot freed, bytes capped, client connection cut) is, on every runtime.
+ * close within 2 s. undici's abort calls `stream.close()` without a code; a node:http2 client that
+ * closes with NGHTTP2_CANCEL is seen at once on both runtimes, so the fix belongs in undici (its
+ * 8.x does the same). The client side (slot freed, bytes capped, client connection cut) is
+ * asserted on every runtime; the upstream side, where it cannot be, is a counted skip.
  */
 export const H2_CANCEL_REACHES_UPSTREAM = Number(process.versions.node.split('.')[0]) < 24;
+
+/**
+ * Registers the upstream side of an HTTP/2 cancel as a skipped test on a runtime where it is not
+ * asserted, so the run counts what it left out (and CI, which fails on a skip, says so).
+ */
+export function countSkippedH2Cancel(test: Test, name: string): void {
+  if (!H2_CANCEL_REACHES_UPSTREAM) test.skip(`${name}: the upstream sees the HTTP/2 stream cancelled`, () => {});
+}
 type UpstreamRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type UpstreamResponse = http.ServerResponse | http2.Http2ServerResponse;
 export type Route = (req: UpstreamRequest, res: UpstreamResponse) => void | Promise<void>;

@@ -9,7 +9,7 @@ import { startWorldDns, type WorldDns } from '../world/dns-server.js';
 // the fixture on 127.0.0.1, resolved by the world's nameserver (DNS_SERVERS): nothing leaves
 // loopback. Every response is checked against openapi.yaml by the test client. The URLs carry the
 // fixture's port, so none matches oembed.com's schemes and no provider's oEmbed stands in for the
-// wall (src/metadata/enrich-embed.ts): the 422 is the answer.
+// wall (src/oembed/embed-lookup.ts): the 422 is the answer.
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
 const q = (url: string) => `/v1/metadata?${new URLSearchParams({ url })}`;

@@ -6,6 +6,7 @@ import { checkedRequest } from '../helpers/service.js';
 import { startProcess, type ServiceProcess } from '../helpers/process.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { testRedisUrl } from '../helpers/redis.js';
+import { until } from '../helpers/until.js';
 
 // Instances as production runs them (src/main.ts in its own process), sharing Redis.
 
@@ -22,6 +23,8 @@ shared('share one cache (one upstream fetch, even for concurrent requests) and o
   const up = await startUpstream({
     routes: {
       '/slow': async (_req, res) => {
+        // Real time on purpose: the ten requests must all join this fetch across two processes,
+        // and no event says they have.
         await sleep(300);
         res.writeHead(200, html);
         res.end('<title>Shared</title>');
@@ -80,7 +83,7 @@ outage('instances keep answering from memory, /healthz says degraded, and they r
 
     server.kill('SIGKILL');
     await new Promise((r) => server.once('exit', r));
-    await sleep(300);
+    for (const svc of [a, b]) await until(async () => (await health(svc)).redis === 'down', 'the instance to notice Redis is gone');
     for (const svc of [a, b]) {
       const res = await checkedRequest(`${svc.baseUrl}${q(up, '/p')}?during-outage`);
       assert.is(res.status, 200);

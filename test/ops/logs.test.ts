@@ -37,7 +37,8 @@ test('lines still gathered when the process is stopped are written before it exi
   for (let i = 0; i < 5; i++) ids.push((await checkedRequest(`${svc.baseUrl}/healthz`)).headers.get('x-request-id')!);
   svc.child.kill('SIGTERM');
   assert.is(await svc.exited, 0);
-  await sleep(50); // the pipe's last bytes
+  const stdout = svc.child.stdout!;
+  if (!stdout.readableEnded) await new Promise((resolve) => stdout.once('end', resolve)); // the pipe's last bytes
   const logged = new Set(svc.logs.map((l) => l.reqId));
   assert.equal(ids.filter((id) => !logged.has(id)), []);
   assert.ok(svc.logs.some((l) => l.msg === 'stopped'), 'the last line of all');

@@ -13,6 +13,7 @@ import { png } from '../proxy/images.js';
 import { rawGet } from '../proxy/harness.js';
 import { sleep } from '../fetch/harness.js';
 import { testRedisUrl } from '../helpers/redis.js';
+import { until } from '../helpers/until.js';
 
 // Metrics that tell the truth: every cache hit counted (the fast path's too), the default process
 // and Node metrics under their standard names, /metrics on its own listener with METRICS_PORT;
@@ -139,8 +140,9 @@ test('a proxied image sent whole is logged 200 once it has ended', async () => {
     const res = await new Promise<http.IncomingMessage>((resolve) => http.get(`${svc.baseUrl}/v1/cors-proxy?url=${encodeURIComponent(up.url('/small.png').href)}`, resolve));
     res.resume();
     await new Promise((r) => res.on('end', r));
-    await sleep(50);
-    const text = (await svc.request('/metrics')).text;
+    const counted = async () => (await svc.request('/metrics')).text;
+    await until(async () => (await counted()).includes('route="/v1/cors-proxy"'), 'the request to be counted');
+    const text = await counted();
     assert.is(count(text, 'linkpeek_http_requests_total{route="/v1/cors-proxy",status="200"}'), 1);
     assert.is(count(text, 'linkpeek_http_requests_total{route="/v1/cors-proxy",status="cut"}'), 0);
   } finally {

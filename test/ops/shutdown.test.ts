@@ -3,16 +3,30 @@ import * as assert from 'uvu/assert';
 import net from 'node:net';
 import { checkedRequest } from '../helpers/service.js';
 import { startProcess } from '../helpers/process.js';
-import { startUpstream } from '../helpers/upstream.js';
+import { stall, startUpstream } from '../helpers/upstream.js';
+import { gate, until } from '../helpers/until.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** 'connected', or the error code of a connection attempt (ECONNREFUSED once nothing listens). */
+function connectOutcome(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+  });
+}
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} during a slow request: it finishes, new connections are refused, the process exits 0`, async () => {
+    const arrived = gate();
+    const finish = gate();
     const up = await startUpstream({
       routes: {
         '/slow': async (_req, res) => {
-          await sleep(1200);
+          arrived.open();
+          await finish.promise;
           res.writeHead(200, { 'content-type': 'text/html' });
           res.end('<title>Finished</title>');
         },
@@ -21,25 +35,20 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const svc = await startProcess({ RATE_LIMIT_MAX: '0', SHUTDOWN_GRACE_MS: '5000', PROBE_IMAGES: 'false' });
     try {
       const slow = checkedRequest(`${svc.baseUrl}/v1/metadata?url=${encodeURIComponent(up.url('/slow').href)}`);
-      await sleep(300);
+      await arrived.promise;
       svc.child.kill(signal);
-      await sleep(200);
+      await until(() => svc.logs.some((l) => l.msg === 'shutting down'), 'the shutdown to begin');
+      // The listener closes right after that line; the slow request is held until it has.
       const port = Number(new URL(svc.baseUrl).port);
-      const refused = await new Promise<string>((resolve) => {
-        const socket = net.connect(port, '127.0.0.1');
-        socket.once('connect', () => {
-          socket.destroy();
-          resolve('connected');
-        });
-        socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
-      });
-      assert.is(refused, 'ECONNREFUSED');
+      await until(async () => (await connectOutcome(port)) === 'ECONNREFUSED', 'new connections to be refused');
+      finish.open();
       const res = await slow;
       assert.is(res.status, 200);
       assert.is(res.json.title, 'Finished');
       assert.is(await svc.exited, 0);
       assert.ok(svc.logs.some((l) => l.msg === 'shutting down' && l.signal === signal));
     } finally {
+      finish.open();
       await svc.stop('SIGKILL');
       await up.close();
     }
@@ -47,22 +56,14 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 }
 
 test('a request still running when the grace period ends is cut and the process exits 1', async () => {
-  const up = await startUpstream({
-    routes: {
-      '/slower': async (_req, res) => {
-        await sleep(3000);
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end('<title>Too late</title>');
-      },
-    },
-  });
+  const up = await startUpstream({ routes: { '/slower': stall() } });
   const svc = await startProcess({ RATE_LIMIT_MAX: '0', SHUTDOWN_GRACE_MS: '500', PROBE_IMAGES: 'false' });
   try {
     const slow = checkedRequest(`${svc.baseUrl}/v1/metadata?url=${encodeURIComponent(up.url('/slower').href)}`).then(
       () => 'answered',
       (err: NodeJS.ErrnoException) => err.code ?? 'error',
     );
-    await sleep(300);
+    await until(() => up.hits('/slower') === 1, 'the request to reach the upstream');
     svc.child.kill('SIGTERM');
     assert.is(await svc.exited, 1);
     assert.is(await slow, 'ECONNRESET');

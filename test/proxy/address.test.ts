@@ -92,7 +92,7 @@ for (const path of ['/to-literal', '/to-mapped', '/to-octal', '/to-name', '/to-l
   });
 }
 
-// As on the metadata endpoint (fetch/fetch-failure.ts): an unknown name and a refused public port
+// As on the metadata endpoint (fetch/classify-error.ts): an unknown name and a refused public port
 // are named, since the guard refuses a blocked address before dialling, so neither can come from
 // one; a blocked address reads `unreachable`, like a reset.
 test('an unknown name and a refused port are named; a blocked address reads unreachable', async () => {

@@ -1,6 +1,6 @@
 // The machine-made-domain heuristic: conservative, zero false positives on the
 // well-known list, and it catches generated labels. bench/safety-fp.ts measures the same rule
-// on the shared corpus and prints rates; this test holds the exact cases.
+// on real pages' hosts and prints rates; this test holds the exact cases.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
@@ -19,7 +19,7 @@ test('every domain of the well-known list passes (bench/data/well-known-domains.
   assert.equal(flagged, []);
 });
 
-// Real names met on the corpus pages that decided the thresholds (machine-made.ts).
+// Real names, met on real pages, that decided the thresholds (machine-made.ts).
 for (const host of [
   'www.crnbccshowcase.com', // acronyms in a row: an 8-consonant run, vowel share 0.21
   'www.crncloud100showcase.com',

@@ -1,6 +1,7 @@
 // List files are read again when they change ("test that a change is picked up").
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import FakeTimers from '@sinonjs/fake-timers';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,11 +85,17 @@ test('a deleted file keeps the last list', async () => {
 test('after close, changes are no longer read', async () => {
   const file = path.join(dir, 'threats.txt');
   fs.writeFileSync(file, 'one.example\n');
-  const list = watch(file);
-  list.close();
-  fs.writeFileSync(file, 'two.example\n');
-  await new Promise((resolve) => setTimeout(resolve, 150));
-  assert.equal([...list.current()], ['one.example']);
+  const timers = FakeTimers.install({ toFake: ['setInterval', 'clearInterval'] });
+  try {
+    const list = watch(file);
+    list.close();
+    fs.writeFileSync(file, 'two.example\n');
+    assert.is(timers.countTimers(), 0, 'no poll left to run');
+    timers.tick(1000);
+    assert.equal([...list.current()], ['one.example']);
+  } finally {
+    timers.uninstall();
+  }
 });
 
 test('rejected lines are logged with their count', () => {

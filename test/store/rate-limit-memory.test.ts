@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import FakeTimers from '@sinonjs/fake-timers';
 import { MemoryRateLimitStore, type MemoryBounds } from '../../src/store/rate-limit.js';
 
 // What only the memory store promises: bounded memory. The rule itself is tested on both stores
@@ -76,16 +77,22 @@ test('at most maxClients clients are tracked; the longest-tracked is forgotten f
 });
 
 test('the memory store sweeps on its own timer', async () => {
+  const timers = FakeTimers.install({ toFake: ['setInterval', 'clearInterval'] });
   const { store, at } = clockedStore({ sweepEveryMs: 50 });
   try {
     for (let i = 0; i < 1000; i++) await store.hit(`client-${i}`);
-    await new Promise((r) => setTimeout(r, 120));
+    const swept: number[] = [];
+    const sweep = store.sweep.bind(store);
+    store.sweep = (now) => (swept.push(store.size), sweep(now));
+    timers.tick(120);
+    assert.equal(swept, [1000, 1000], 'two sweeps in 120 ms');
     assert.is(store.size, 1000); // swept, but every window still open
     at(10_000);
-    await new Promise((r) => setTimeout(r, 120));
+    timers.tick(50);
     assert.is(store.size, 0);
   } finally {
     store.close();
+    timers.uninstall();
   }
 });
 

@@ -7,6 +7,7 @@ import { connectRedis } from '../../src/store/redis.js';
 import { FallbackExtractionStore, MemoryExtractionStore, RedisExtractionStore, type Extraction } from '../../src/cache/extraction-store.js';
 import { startFreezingProxy, type FreezingProxy } from '../helpers/freezing-proxy.js';
 import { testRedisAddress } from '../helpers/redis.js';
+import { until } from '../helpers/until.js';
 
 // A Redis that accepts connections and never answers (here: a proxy in front of the real Redis
 // that holds every byte) trips the same failover as one that refuses connections, within the
@@ -71,10 +72,11 @@ stall('trips the failover at the deadline; later operations go to memory without
 });
 
 stall('a Redis that goes silent with no traffic at all is noticed by the background check', async ({ proxy, redis }) => {
-  const failover = new Failover({ deadlineMs: DEADLINE_MS, check: () => redis.ping(), checkIntervalMs: 100 });
+  let checks = 0;
+  const failover = new Failover({ deadlineMs: DEADLINE_MS, check: () => (checks++, redis.ping()), checkIntervalMs: 100 });
   try {
-    await sleep(300);
-    assert.not.ok(failover.degraded);
+    await until(() => checks >= 3, 'three background checks');
+    assert.not.ok(failover.degraded, 'three checks answered: not degraded');
     proxy.freeze();
     for (let i = 0; i < 40 && !failover.degraded; i++) await sleep(50);
     assert.ok(failover.degraded, 'degraded within 2 s with no operation run');

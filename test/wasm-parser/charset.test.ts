@@ -5,7 +5,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HeadScanner, scanHead } from '../../wasm-parser/index.js';
 import {
-  charsetOfContentType,
   charsetOfMetaContent,
   encodingForDeclaredLabel,
   encodingForLabel,
@@ -78,6 +77,13 @@ test('windows-1252 text labelled UTF-8 (HTTP and meta) reads as windows-1252: no
   assert.is(result.tags.title, 'Café Ünïcode – ok');
 });
 
+test('the HTTP charset is read as media types are: a stray semicolon after it leaves it standing', async () => {
+  const bytes = iconv.encode('<title>Привет, мир</title><body>', 'windows-1251');
+  const result = await scanHead(new Uint8Array(bytes), { contentType: 'text/html; charset=windows-1251;' });
+  assert.is(result.charset, 'windows-1251');
+  assert.is(result.tags.title, 'Привет, мир');
+});
+
 test('the same stray byte with no declaration at all gives windows-1252 (the last resort)', async () => {
   const bytes = new Uint8Array([...utf8('<title>x '), 0xe9, ...utf8('</title><body>')]);
   const result = await scanHead(bytes);
@@ -105,13 +111,6 @@ test('a UTF-8 sequence cut by the end of the input is dropped, not turned into w
   const result = await scanHead(bytes.subarray(0, bytes.length - 1));
   assert.is(result.charset, 'utf-8');
   assert.is(result.tags.title, 'Ελληνικά');
-});
-
-test('the charset parameter of a Content-Type is found quoted or not, any case', () => {
-  assert.is(charsetOfContentType('text/html; charset=Shift_JIS'), 'Shift_JIS');
-  assert.is(charsetOfContentType('text/html;CHARSET="euc-jp"; foo=bar'), 'euc-jp');
-  assert.is(charsetOfContentType('text/html'), null);
-  assert.is(charsetOfContentType(null), null);
 });
 
 test('the charset in a meta content follows HTML\'s extraction algorithm', () => {

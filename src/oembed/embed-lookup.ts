@@ -3,13 +3,15 @@
 // endpoint gives nothing) from the endpoint the page's head declares. Within the enrichment
 // budget like every enricher; an endpoint that fails, is slow or answers garbage leaves `embed`
 // null and the answer as it was. The SPEC fields never take values from oEmbed.
+// oembed/ builds on metadata/ (its clean-up of fields, its enricher type); the pipeline knows this
+// step only as one of the enrichers it is given.
 
-import type { FetchFailure } from '../fetch/fetch-failure.js';
+import type { FetchFailure } from '../failure-reasons.js';
 import type { SafeFetch } from '../fetch/types.js';
-import { discoveredEndpoint } from '../oembed/discover.js';
-import { fetchEmbed } from '../oembed/fetch-embed.js';
-import { ProviderTable, type OEmbedProvider } from '../oembed/providers.js';
-import type { Enricher, EnrichmentInput } from './service.js';
+import type { Enricher, EnrichmentInput } from '../metadata/service.js';
+import { discoveredEndpoint } from './discover.js';
+import { fetchEmbed } from './fetch-embed.js';
+import { ProviderTable, type OEmbedProvider } from './providers.js';
 
 export interface EmbedLookupDeps {
   safeFetch: SafeFetch;

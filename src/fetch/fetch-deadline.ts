@@ -1,11 +1,12 @@
-// The life of one upstream fetch, from the call to the last body byte: one total deadline
-// covering the queue, connect, headers and body; the caller's own signal; and the limiter slot,
-// released exactly once, whichever of body end, close(), caller abort or deadline comes first.
+// The deadline of one upstream fetch, from the call to the last body byte, and what it ends: one
+// total deadline covering the queue, connect, headers and body; the caller's own signal; and the
+// limiter slot, released exactly once, whichever of body end, close(), caller abort or deadline
+// comes first. (How long an answer is kept is another thing: cache/lifetime.ts.)
 
 import { FetchFailed, FetchTimeout } from '../errors.js';
 import type { Release } from './limiter.js';
 
-export class FetchLifetime {
+export class FetchDeadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private release: Release | null = null;

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// The `linkpeek` command (package.json "bin"), an entry point like main.ts: settings come from the
+// environment, as the service's do (README "Settings").
+//   linkpeek <url> [--prefer og|twitter]   the page's Metadata as JSON on stdout
+//   linkpeek serve                          the HTTP service (what `npm start` runs)
+// A failure is one line on stderr, the API's message and reason, and a non-zero exit: 2 for what
+// the API answers 400 (and bad usage or settings), 1 for the rest.
+
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { linkPeekOver } from './engine/linkpeek.js';
+import { PreviewError } from './engine/preview-error.js';
+import type { Prefer } from './metadata/service-types.js';
+
+const USAGE = 'usage: linkpeek <url> [--prefer og|twitter]\n       linkpeek serve';
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`linkpeek: ${message}\n`);
+  process.exit(code);
+}
+
+function parse(): { positionals: string[]; prefer: string | undefined } {
+  try {
+    const { positionals, values } = parseArgs({ allowPositionals: true, options: { prefer: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    }
+    return { positionals, prefer: values.prefer };
+  } catch (err) {
+    return fail(`${(err as Error).message}\n${USAGE}`, 2);
+  }
+}
+
+const { positionals, prefer } = parse();
+if (positionals[0] === 'serve' && positionals.length === 1) {
+  await import('./main.js');
+} else {
+  if (positionals.length !== 1) fail(USAGE, 2);
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message, 2);
+    throw err;
+  }
+  // stdout carries the answer alone: log lines, only when LOG_LEVEL asks for them, go to stderr.
+  const logger = pino({ level: process.env.LOG_LEVEL ? config.logLevel : 'silent' }, pino.destination(2));
+  const linkpeek = linkPeekOver(config, { logger });
+  try {
+    const metadata = await linkpeek.metadata(positionals[0]!, { prefer: prefer as Prefer | undefined });
+    process.stdout.write(`${JSON.stringify(metadata, null, 2)}\n`);
+  } catch (err) {
+    if (!(err instanceof PreviewError)) throw err;
+    process.exitCode = err.reason === 'invalid_input' ? 2 : 1;
+    // A bad argument is named, as the API's 400 names it in `path`.
+    const said = err.problems.length > 0 ? err.problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ') : err.message;
+    process.stderr.write(`linkpeek: ${said} (${err.reason})\n`);
+  } finally {
+    await linkpeek.close();
+  }
+}
