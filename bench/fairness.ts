@@ -11,7 +11,10 @@
 // IPv6 /64s named in X-Forwarded-For (attacks.ts says why). Every measurement starts a fresh
 // LinkPeek (compiled, its own process, default settings: bench/fairness/service.ts), warms it,
 // runs the bystander alone (baseline) and then under attack, then waits up to 30 s for /healthz to
-// say `ok`. The world (its own process, bench/fairness/world-server.ts) needs no root.
+// say `ok`. The world (its own process, bench/fairness/world-server.ts) needs no root. The world
+// and the attackers (their own process) stand for other machines: they run at a lower priority
+// (attacker-fleet.ts), so that on this 2-core machine the service competes for the CPU with
+// itself, and the bystander (this process) is not starved by the load generator.
 //
 // Options: --only drip,nodns,assets,heavy   --sizes 8,32,128   --out FILE (bench/results/fairness.md)
 //          --linkpeek DIR (another checkout with a compiled dist/, for before/after; default this one,
@@ -24,6 +27,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './lib/corpus.js';
 import { startServer } from './lib/proc.js';
+import { OTHER_MACHINES_NICENESS } from './fairness/attacker-fleet.js';
 import { ATTACK_CLASSES, MAX_ATTACKERS, type AttackClass } from './fairness/names.js';
 import { HEAVY_HEAD } from './fairness/pages.js';
 import { details, markdownTable, rows, TABLE_HEAD } from './fairness/report.js';
@@ -63,6 +67,7 @@ const revision = (() => {
 const started = Date.now();
 const loadAtStart = os.loadavg();
 const worldServer = await startServer('fairness world', path.join('bench', 'fairness', 'world-server.ts'));
+os.setPriority(worldServer.pid, OTHER_MACHINES_NICENESS);
 const runs: AttackRun[] = [];
 try {
   const world = (await (await fetch(`${worldServer.origin}/plan`)).json()) as FairnessWorld;
@@ -86,7 +91,8 @@ const report = [
   '',
   `${new Date().toISOString().slice(0, 16)}Z, \`${command}\`, ${((Date.now() - started) / 60_000).toFixed(1)} min; ` +
     `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'cpu'}), Node ${process.version}; load average ${load(loadAtStart)} at the start, ${load(os.loadavg())} at the end (the machine is shared).`,
-  `LinkPeek: ${path.relative(REPO_ROOT, checkout) || 'this checkout'} (${revision}), compiled, its own process, default settings but DNS_SERVERS, UPSTREAM_CA_FILE, ALLOW_PRIVATE_NETWORKS and TRUST_PROXY.`,
+  `LinkPeek: ${path.relative(REPO_ROOT, checkout) || 'this checkout'} (${revision}), compiled, its own process, default settings but DNS_SERVERS, UPSTREAM_CA_FILE, ALLOW_PRIVATE_NETWORKS and TRUST_PROXY. ` +
+    `The bystander and the /healthz poll: the benchmark's process; the attackers and the world's sites (other machines in real life): processes of their own at niceness ${OTHER_MACHINES_NICENESS}.`,
   `Each row: a fresh service; the bystander alone for ${timing.baselineMs / 1000} s, then under attack for ${timing.attackMs / 1000} s; one request every ${(10_000 / 18).toFixed(0)} ms, two uncached for one cached. ` +
     'Baseline in brackets: the baseline windows of the same class in this run, pooled. A request not answered 200 ranks above every answer ("failed" when a percentile lands on one). Targets: uncached p50 ≤ baseline + 50 ms, p90 ≤ baseline + 250 ms, cached p50 ≤ baseline + 5 ms, no 503 or 422, ' +
     '/healthz `degraded` during the attack and `ok` within 30 s of its end.',

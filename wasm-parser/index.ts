@@ -7,6 +7,7 @@ import type { ScanBudgetOptions } from './scan-pacer.js';
 
 export { HeadScanner, type HeadScannerOptions } from './scanner.js';
 export { type Clock, type ScanBudgetOptions, SLICE_MS } from './scan-pacer.js';
+export { ScanTurns, type ClientCost, type ScanTurnsOptions } from './scan-turns.js';
 export { DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE } from './block-splitter.js';
 export { wasmMemoryBytes } from './memory.js';
 export type { RawLink, RawMeta, RawTags, ScanResult } from './types.js';
@@ -39,6 +40,9 @@ export async function scanHead(
     clock: options.clock,
     cpuClock: options.cpuClock,
     onCharge: options.onCharge,
+    turns: options.turns,
+    client: options.client,
+    signal: options.signal,
   });
   try {
     if (source instanceof Uint8Array) {

@@ -15,10 +15,12 @@
 //
 // The bytes go to lol-html in pieces sized so that one piece takes about a slice (SLICE_MS), from
 // the cost per byte of the piece before; after a slice of work the scan waits for a turn of the
-// event loop (nextTurn: one waiting scan goes on per turn, after pending I/O), so other requests
-// are answered between the pieces of heavy pages. The clock is injected: tests drive it.
+// event loop (scan-turns.ts: one waiting scan goes on per turn, after pending I/O, the cheapest
+// client's first), so other requests are answered between the pieces of heavy pages. The clock is
+// injected: tests drive it.
 
 import { performance } from 'node:perf_hooks';
+import { ScanTurns, type ScanTicket } from './scan-turns.js';
 
 /** Work between two yields to the event loop, and the time one piece is sized to take. */
 export const SLICE_MS = 1;
@@ -59,7 +61,16 @@ export interface ScanBudgetOptions {
    * sender nothing until they finish. Once per turn, not per piece: a short head is one call.
    */
   onCharge?: (ms: number) => void;
+  /** The turns this scan waits for after each slice; one shared by every scan of the process by default. */
+  turns?: ScanTurns;
+  /** The key of the client the scan is for (its cost orders the turns); '' (the default): the service's own. */
+  client?: string;
+  /** Ends a wait for a turn (the request's deadline): the scan then fails with its reason. */
+  signal?: AbortSignal;
 }
+
+/** The turns of scans given none: every scan is the service's own, the oldest goes first. */
+const sharedTurns = new ScanTurns();
 
 function processCpuMs(): number {
   const used = process.cpuUsage();
@@ -84,8 +95,14 @@ export class ScanPacer {
   private startedAt = 0;
   /** The CPU clock at the start of the piece, or NaN while the wall clock counts (the first half). */
   private cpuStartedAt = Number.NaN;
+  private readonly turns: ScanTurns;
+  private readonly ticket: ScanTicket;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(options: ScanBudgetOptions = {}) {
+    this.turns = options.turns ?? sharedTurns;
+    this.ticket = this.turns.ticket(options.client ?? '');
+    this.signal = options.signal;
     this.budgetMs = options.budgetMs ?? Infinity;
     this.clock = options.clock ?? wallMs;
     this.cpuClock = options.cpuClock ?? processCpuMs;
@@ -125,13 +142,19 @@ export class ScanPacer {
 
   /**
    * A promise to await before the next piece when a slice of work is done (the event loop's turn),
-   * else null: the common short head never waits, and pays for no promise.
+   * or before the first while heavy scans fill their places (ScanTurns.first), else null: the
+   * common short head never waits, and pays for no promise.
    */
   turn(): Promise<void> | null {
-    if (this.sinceYieldMs < SLICE_MS) return null;
+    if (this.sinceYieldMs < SLICE_MS) return this.turns.first(this.ticket, this.signal);
     this.sinceYieldMs = 0;
     this.tell();
-    return nextTurn();
+    return this.turns.turn(this.ticket, this.signal);
+  }
+
+  /** The scan is over: its place among the scans taking turns is freed. Idempotent. */
+  end(): void {
+    this.turns.end(this.ticket);
   }
 
   /** Tells onCharge the time charged since it was last told; the scanner calls it when the scan ends. */
@@ -141,28 +164,4 @@ export class ScanPacer {
     this.untold = 0;
     this.onCharge(ms);
   }
-}
-
-/**
- * Every scan that has used up its slice waits here, and one of them goes on per turn of the event
- * loop, in the order they came. With a setImmediate each, eight heavy scans would each run a slice
- * in the same turn, and a request arriving meanwhile would wait for all eight.
- */
-const waiting: (() => void)[] = [];
-let armed = false;
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => {
-    waiting.push(resolve);
-    if (!armed) {
-      armed = true;
-      setImmediate(letOneGo);
-    }
-  });
-}
-
-function letOneGo(): void {
-  waiting.shift()?.();
-  if (waiting.length > 0) setImmediate(letOneGo);
-  else armed = false;
 }

@@ -101,11 +101,13 @@ export class HeadScanner {
   }
 
   /**
-   * Tells the scan's time not yet told (ScanBudgetOptions.onCharge) and frees the WebAssembly side;
+   * Tells the scan's time not yet told (ScanBudgetOptions.onCharge), frees its place among the scans
+   * taking turns and the WebAssembly side;
    * idempotent. Called by end(), and by callers on error.
    */
   dispose(): void {
     this.pacer.tell();
+    this.pacer.end();
     this.pass?.free();
     this.decision.clear();
     this.splitter.clear();

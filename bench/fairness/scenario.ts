@@ -1,8 +1,11 @@
 // One measurement: a fresh LinkPeek, the bystander alone (the baseline), then the bystander while
-// one attack class runs at one size, then the wait for /healthz to say `ok` again.
+// one attack class runs at one size, then the wait for /healthz to say `ok` again. The bystander
+// and the /healthz poll run here; the attackers in a process of their own at a lower priority
+// (attacker-fleet.ts), as the world's sites are (fairness.ts): they stand for other machines.
 
 import { cpuMsOf, memoryOf } from '../lib/proc.js';
-import { runAttack, type AttackPorts, type StatusCounts } from './attacks.js';
+import type { AttackPorts, StatusCounts } from './attacks.js';
+import { startFleet } from './attacker-fleet.js';
 import { runBystander, warmUp, type Sample, type Site } from './bystander.js';
 import { pollHealth, type HealthSample } from './client.js';
 import type { AttackClass } from './names.js';
@@ -42,6 +45,7 @@ export interface AttackRun {
 
 export async function measureAttack(checkout: string, world: FairnessWorld, attack: AttackClass, size: number, timing: Timing): Promise<AttackRun> {
   const service = await startService(checkout, world);
+  const fleet = await startFleet();
   const run = `${attack}-${size}-${Date.now().toString(36)}`;
   let attackerDone: Promise<StatusCounts> = Promise.resolve({});
   let result: AttackRun;
@@ -55,26 +59,31 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
     const bystander = runBystander(service.origin, world.sites, pool, run, attackEnd);
     await sleepUntil(attackStart);
     cpu.push(cpuMsOf(service.pid));
-    const attackers = runAttack(attack, size, service.origin, world.attackPorts, attackEnd);
+    const attackers = fleet.start({ attack, size, origin: service.origin, ports: world.attackPorts, durationMs: attackEnd - performance.now() });
     attackerDone = attackers.done;
     await sleepUntil(attackEnd);
     cpu.push(cpuMsOf(service.pid));
+    const attackerSent = await attackers.sent;
     const okAfterMs = await firstOkAfter(health.samples, attackEnd);
     const samples = await bystander;
     await health.stop();
     const { peakMb } = memoryOf(service.pid);
     result = {
       attack, size, samples, attackStart, attackEnd, health: health.samples, okAfterMs,
-      attackerSent: attackers.sent(),
+      attackerSent,
       attackerStatuses: {},
       cpuPerSecond: { baseline: (cpu[1]! - cpu[0]!) / timing.baselineMs, attack: (cpu[2]! - cpu[1]!) / timing.attackMs },
       peakRssMb: peakMb,
     };
+  } catch (err) {
+    fleet.kill();
+    throw err;
   } finally {
     await service.stop();
   }
   // Stopping the service ended the attackers' requests still in flight (counted as 'no answer').
   result.attackerStatuses = await attackerDone;
+  fleet.kill();
   return result;
 }
 

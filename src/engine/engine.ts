@@ -19,6 +19,16 @@ import { RecentScanTimes } from '../metadata/scan-times.js';
 import { createMetadataPipeline, type Enricher } from '../metadata/service.js';
 import type { CacheOutcome, MetadataService } from '../metadata/service-types.js';
 import { createSafetyCheck, type SafetyCheck } from '../safety/index.js';
+import { CPU_MS_PER_SLOT } from '../fetch/client-cost.js';
+import { ScanTurns } from '../../wasm-parser/index.js';
+
+/**
+ * Head scans taking turns at once (past their first slice): a few, so that a flood of heavy pages
+ * is scanned a few at a time, each finishing, while the rest wait unread (wasm-parser/scan-turns.ts).
+ * A client whose recent scans cost at most two fetch slots' worth of CPU is never held back.
+ */
+const ACTIVE_SCANS = 4;
+const LIGHT_SCAN_COST_MS = 2 * CPU_MS_PER_SLOT;
 
 /** What the service counts (metrics.ts); the library passes none. */
 export interface EngineHooks {
@@ -88,6 +98,7 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
     // the cost is recent (fetch/client-cost.ts).
     onScanCost: (client, cpuMs) => fetcher.chargeCpu(client, cpuMs),
     scanTimes,
+    scanTurns: new ScanTurns({ maxActive: ACTIVE_SCANS, lightCost: LIGHT_SCAN_COST_MS, cost: (key) => fetcher.limiter.costs.decayed(key) }),
     // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
     prefetchHost: config.probeImages && deps.prefetchImageHosts !== false ? (host, client) => fetcher.lookups.prefetch(host, client) : undefined,
   });

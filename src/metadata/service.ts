@@ -5,9 +5,10 @@
 
 import type { Metadata } from '../../generated/types.gen.js';
 import type { RawTags } from '../../wasm-parser/types.js';
-import { type Clock, scanHead } from '../../wasm-parser/index.js';
+import { type Clock, scanHead, type ScanTurns } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
 import { FetchFailed } from '../errors.js';
+import { chargedClient } from '../fetch/charge.js';
 import { failures, type FetchFailure } from '../failure-reasons.js';
 import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch } from '../fetch/types.js';
@@ -80,6 +81,8 @@ export interface MetadataPipelineDeps {
   scanTimes?: RecentScanTimes;
   /** The scan budget's clock, wall and CPU time alike (tests drive it); the scanner's own by default. */
   scanClock?: Clock;
+  /** The turns the head scans take, the cheapest client's first (wasm-parser/scan-turns.ts). */
+  scanTurns?: ScanTurns;
 }
 
 export function createMetadataPipeline(deps: MetadataPipelineDeps): MetadataPipeline {
@@ -154,6 +157,9 @@ async function fetchAndExtract(
         onScanTime: (ms) => (scanMs = ms),
         // Charged turn by turn, so a client's share shrinks while its costly scans still run.
         onCharge: (ms) => deps.onScanCost?.(client, ms),
+        turns: deps.scanTurns,
+        client: chargedClient(client) ?? '',
+        signal,
       });
       const ruling = performance.now();
       timing?.step('scan', ruling - scanning);

@@ -1,0 +1,25 @@
+// The attackers in a process of their own, started by attacker-fleet.ts at a lower priority: real
+// attackers are other machines, so the load they make must not take the CPU from the service or
+// from the bystander (the benchmark's own process). Told what to run over IPC; says 'started',
+// then how many requests it sent once the attack window is over, then the answers' statuses.
+
+import { runAttack, type AttackPorts } from './attacks.js';
+import type { AttackClass } from './names.js';
+
+export interface AttackOrder {
+  attack: AttackClass;
+  size: number;
+  origin: string;
+  ports: AttackPorts;
+  durationMs: number;
+}
+
+export type AttackReport = { kind: 'sent'; sent: number } | { kind: 'done'; statuses: Record<string, number> };
+
+process.once('message', (order: AttackOrder) => {
+  const endAt = performance.now() + order.durationMs;
+  const run = runAttack(order.attack, order.size, order.origin, order.ports, endAt);
+  setTimeout(() => process.send!({ kind: 'sent', sent: run.sent() } satisfies AttackReport), order.durationMs);
+  void run.done.then((statuses) => process.send!({ kind: 'done', statuses } satisfies AttackReport, () => process.exit(0)));
+});
+process.send!('ready');
