@@ -4,10 +4,5 @@ import { defineConfig } from '@hey-api/openapi-ts';
 export default defineConfig({
   input: './openapi.yaml',
   output: { path: './generated', postProcess: [] },
-  plugins: [
-    '@hey-api/typescript',
-    '@hey-api/schemas',
-    '@hey-api/client-fetch',
-    '@hey-api/sdk',
-  ],
+  plugins: ['@hey-api/typescript', '@hey-api/schemas', '@hey-api/client-fetch', '@hey-api/sdk'],
 });

@@ -196,7 +196,10 @@ async function main(): Promise<void> {
     for (const field of ['site_name', 'lang', 'author', 'published_time', 'theme_color'] as const) count(field, meta[field] != null);
     await fields.add(name, new TextDecoder(scan.charset).decode(bytes), pageUrl, meta);
 
-    for (const [label, text] of [['title', meta.title], ['description', meta.description]] as const) {
+    for (const [label, text] of [
+      ['title', meta.title],
+      ['description', meta.description],
+    ] as const) {
       if (text == null) continue;
       if (text.includes('\ufffd')) unreadable.push(`${name} ${label} has U+FFFD: ${text.slice(0, 80)}`);
       else if (looksLikeMojibake(text)) unreadable.push(`${name} ${label} looks like mojibake: ${text.slice(0, 80)}`);
@@ -247,7 +250,7 @@ async function main(): Promise<void> {
   console.log(`accuracy over ${n} corpus pages (${corpusDir})\n`);
   console.log('coverage (pages where the field is filled):');
   for (const [field, c] of Object.entries(coverage)) console.log(`  ${field.padEnd(36)} ${String(c).padStart(4)} / ${n}  ${pct(c, n)}`);
-  console.log('\nagreement with the peers\' expectations (their rules, a sanity signal):');
+  console.log("\nagreement with the peers' expectations (their rules, a sanity signal):");
   let agreeAll = 0;
   let totalAll = 0;
   for (const [key, { agree, total }] of [...agreement].sort()) {

@@ -70,9 +70,15 @@ if (corpusPresent() && only.has('e2e')) {
       if (!mine.length) continue;
       const shares = mine.flatMap((r) => r.served.filter((s) => s.size > 0).map((s) => s.written / s.size));
       details.push(
-        `| ${name} | ${spread(mine.map((r) => r.load.okPerSecond), 1)} | ${spread(mine.map((r) => r.load.p50))} | ${spread(mine.map((r) => r.load.p99))}` +
+        `| ${name} | ${spread(
+          mine.map((r) => r.load.okPerSecond),
+          1,
+        )} | ${spread(mine.map((r) => r.load.p50))} | ${spread(mine.map((r) => r.load.p99))}` +
           ` | ${spread(mine.map((r) => r.load.non2xx + r.load.errors + r.load.timeouts))} | ${spread(mine.map((r) => r.peakMb))}` +
-          ` | ${spread(mine.map((r) => r.cpuMsPerPage), 2)} | ${(100 * median(shares)).toFixed(0)}% |`,
+          ` | ${spread(
+            mine.map((r) => r.cpuMsPerPage),
+            2,
+          )} | ${(100 * median(shares)).toFixed(0)}% |`,
       );
     }
     // Ratios run by run: LinkPeek and each peer measured in the same round.
@@ -88,8 +94,14 @@ if (corpusPresent() && only.has('e2e')) {
       rows.push({
         benchmark: `e2e uncached c=${c}`,
         metric: 'pages/s',
-        ours: spread(pairs.map((p) => p.mine.load.okPerSecond), 0),
-        against: `${peer} ${spread(pairs.map((p) => p.theirs.load.okPerSecond), 0)}`,
+        ours: spread(
+          pairs.map((p) => p.mine.load.okPerSecond),
+          0,
+        ),
+        against: `${peer} ${spread(
+          pairs.map((p) => p.theirs.load.okPerSecond),
+          0,
+        )}`,
         ratio: ratioSpread(speed),
         target: main ? '≥ 2' : '',
         met: main ? verdict(median(speed) >= 2) : '—',
@@ -110,8 +122,14 @@ if (corpusPresent() && only.has('e2e')) {
       rows.push({
         benchmark: `e2e uncached c=${c}`,
         metric: 'CPU ms per page (steadier than pages/s)',
-        ours: spread(pairs.map((p) => p.mine.cpuMsPerPage), 2),
-        against: `${peer} ${spread(pairs.map((p) => p.theirs.cpuMsPerPage), 2)}`,
+        ours: spread(
+          pairs.map((p) => p.mine.cpuMsPerPage),
+          2,
+        ),
+        against: `${peer} ${spread(
+          pairs.map((p) => p.theirs.cpuMsPerPage),
+          2,
+        )}`,
         ratio: ratioSpread(cpu),
         target: '',
         met: '—',
@@ -286,7 +304,9 @@ const table = [
   '| --- | --- | --- | --- | --- | --- | --- |',
   ...rows.map((r) => `| ${r.benchmark} | ${r.metric} | ${r.ours} | ${r.against} | ${r.ratio} | ${r.target} | ${r.met} |`),
 ];
-const report = [...header, '', ...table, ...details, ...(childSummaries.length ? ['', 'Spawned benchmarks:', '', '```', ...childSummaries, '```'] : [])].join('\n');
+const report = [...header, '', ...table, ...details, ...(childSummaries.length ? ['', 'Spawned benchmarks:', '', '```', ...childSummaries, '```'] : [])].join(
+  '\n',
+);
 console.log(`\n# Summary\n\n${report}`);
 mkdirSync(path.dirname(args.out!), { recursive: true });
 writeFileSync(args.out!, report + '\n');

@@ -40,7 +40,17 @@ const EDGES: Record<string, Record<string, string>> = {
  * real pages carry them (Cloudflare's JavaScript Detections, vendors' names in page config, words
  * in the text), which is why the markers are read from headers and head tags instead.
  */
-const NAIVE_STRINGS = ['/cdn-cgi/challenge-platform/', 'just a moment', 'access denied', 'attention required', 'perimeterx', 'datadome', 'captcha-delivery', '_incapsula_resource', 'awswaf'];
+const NAIVE_STRINGS = [
+  '/cdn-cgi/challenge-platform/',
+  'just a moment',
+  'access denied',
+  'attention required',
+  'perimeterx',
+  'datadome',
+  'captcha-delivery',
+  '_incapsula_resource',
+  'awswaf',
+];
 
 const out: string[] = [];
 const say = (line = '') => {

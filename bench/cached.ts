@@ -32,11 +32,7 @@ const CACHED_ENV = { RATE_LIMIT_MAX: '1000000000' };
 
 export async function runCached(opts: CachedOptions): Promise<CachedRun[]> {
   const log = opts.log ?? (() => {});
-  const contenders: Contender[] = [
-    bare('koa'),
-    bare('openapi'),
-    linkpeek('LinkPeek (cached)', CACHED_ENV),
-  ];
+  const contenders: Contender[] = [bare('koa'), bare('openapi'), linkpeek('LinkPeek (cached)', CACHED_ENV)];
   const pages = loadManifest().length;
   const upstream = await startUpstream();
   const out: CachedRun[] = [];

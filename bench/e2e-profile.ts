@@ -48,7 +48,10 @@ let servers: string[];
 if (args.server) {
   servers = args.server.split(',');
 } else {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'bench/tsconfig.servers.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'bench/tsconfig.servers.json'], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
   servers = ['dist/bench/bench/lib/linkpeek-server.js'];
 }
 

@@ -50,7 +50,11 @@ async function main(): Promise<void> {
     return;
   }
   const passes = Number(passesArg ?? 30);
-  const manifest = JSON.parse(readFileSync(path.join(corpusDir, 'manifest.json'), 'utf8')) as { file: string; original_url: string | null; hosted_url?: string }[];
+  const manifest = JSON.parse(readFileSync(path.join(corpusDir, 'manifest.json'), 'utf8')) as {
+    file: string;
+    original_url: string | null;
+    hosted_url?: string;
+  }[];
   const pages = manifest.map((entry) => ({
     bytes: readFileSync(path.join(corpusDir, entry.file)),
     url: new URL(entry.original_url ?? entry.hosted_url ?? 'https://example.org/test/page.html'),
@@ -79,7 +83,9 @@ async function main(): Promise<void> {
     for (const name of names) console.log(`  ${name.padEnd(14)} ${median(times[name]!).toFixed(1).padStart(7)} µs`);
     const sorted = [...ratios].sort((a, b) => a - b);
     const quartile = (q: number) => sorted[Math.floor(q * (sorted.length - 1))]!.toFixed(3);
-    console.log(`  working tree / ${ref}: median ${median(ratios).toFixed(3)}, quartiles ${quartile(0.25)}–${quartile(0.75)}, range ${quartile(0)}–${quartile(1)}`);
+    console.log(
+      `  working tree / ${ref}: median ${median(ratios).toFixed(3)}, quartiles ${quartile(0.25)}–${quartile(0.75)}, range ${quartile(0)}–${quartile(1)}`,
+    );
   } finally {
     rmSync(other, { recursive: true, force: true });
   }

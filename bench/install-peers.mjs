@@ -28,7 +28,9 @@ function outOfDate() {
 
 const stale = outOfDate();
 if (stale.length > 0) {
-  console.error(`bench: installing the benchmark peers into bench/node_modules (${stale.length} packages missing or changed, e.g. ${stale.slice(0, 3).join(', ')})`);
+  console.error(
+    `bench: installing the benchmark peers into bench/node_modules (${stale.length} packages missing or changed, e.g. ${stale.slice(0, 3).join(', ')})`,
+  );
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: benchDir, stdio: 'inherit' });
   if (result.status !== 0) {

@@ -46,7 +46,9 @@ export async function runMemory(opts: MemoryOptions): Promise<MemoryResult> {
       const rss = memoryOf(server.pid).rssMb;
       afterMb.push(rss);
       requests.push(b * opts.perBatch);
-      log(`  RSS after ${b * opts.perBatch} more requests: ${rss.toFixed(0)} MB (${load.okPerSecond.toFixed(0)} pages/s, ${load.non2xx + load.errors + load.timeouts} errors)`);
+      log(
+        `  RSS after ${b * opts.perBatch} more requests: ${rss.toFixed(0)} MB (${load.okPerSecond.toFixed(0)} pages/s, ${load.non2xx + load.errors + load.timeouts} errors)`,
+      );
     }
     return { startMb, afterMb, peakMb: memoryOf(server.pid).peakMb, requests, errors };
   } finally {

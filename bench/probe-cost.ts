@@ -248,12 +248,21 @@ async function main(): Promise<void> {
   const a = summary('off');
   const b = summary('on');
   const f = (n: number, d = 1) => n.toFixed(d);
-  console.log(`probe cost: ${rounds} rounds × ${requests} uncached pages (3 images each, local, delay ${args['delay-ms']} ms, Range ${args['ignore-range'] ? 'ignored' : 'honoured'})`);
+  console.log(
+    `probe cost: ${rounds} rounds × ${requests} uncached pages (3 images each, local, delay ${args['delay-ms']} ms, Range ${args['ignore-range'] ? 'ignored' : 'honoured'})`,
+  );
   console.log('config             p50 ms  p95 ms  pages/s(c=' + concurrency + ')  CPU ms/page  image KB/page  failures');
-  for (const [name, s] of [['PROBE_IMAGES=false', a], ['PROBE_IMAGES=true ', b]] as const) {
-    console.log(`${name}  ${f(s.p50, 2).padStart(6)}  ${f(s.p95, 2).padStart(6)}  ${f(s.pagesPerSecond).padStart(14)}  ${f(s.cpuMs, 2).padStart(11)}  ${f(s.imageKB).padStart(13)}  ${s.failures}`);
+  for (const [name, s] of [
+    ['PROBE_IMAGES=false', a],
+    ['PROBE_IMAGES=true ', b],
+  ] as const) {
+    console.log(
+      `${name}  ${f(s.p50, 2).padStart(6)}  ${f(s.p95, 2).padStart(6)}  ${f(s.pagesPerSecond).padStart(14)}  ${f(s.cpuMs, 2).padStart(11)}  ${f(s.imageKB).padStart(13)}  ${s.failures}`,
+    );
   }
-  console.log(`added by probes: p50 +${f(b.p50 - a.p50, 2)} ms, p95 +${f(b.p95 - a.p95, 2)} ms, CPU +${f(b.cpuMs - a.cpuMs, 2)} ms/page, throughput ×${f(b.pagesPerSecond / a.pagesPerSecond, 2)}`);
+  console.log(
+    `added by probes: p50 +${f(b.p50 - a.p50, 2)} ms, p95 +${f(b.p95 - a.p95, 2)} ms, CPU +${f(b.cpuMs - a.cpuMs, 2)} ms/page, throughput ×${f(b.pagesPerSecond / a.pagesPerSecond, 2)}`,
+  );
 }
 
 if (args.role === 'upstream') upstream();

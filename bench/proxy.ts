@@ -146,7 +146,14 @@ async function main(): Promise<void> {
   const { createSafeFetch } = await import('../src/fetch/fetcher.js');
   const { createImageProxy } = await import('../src/proxy/proxy.js');
   // One client and one upstream stand for many: no fair shares of fetch slots.
-  const config = loadConfig({ LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_MAX: '0', MAX_FETCHES_PER_CLIENT: '0', MAX_FETCHES_PER_HOST: '0', DNS_SERVERS: LOCAL_DNS_SERVERS });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    ALLOW_PRIVATE_NETWORKS: 'true',
+    RATE_LIMIT_MAX: '0',
+    MAX_FETCHES_PER_CLIENT: '0',
+    MAX_FETCHES_PER_HOST: '0',
+    DNS_SERVERS: LOCAL_DNS_SERVERS,
+  });
   const fetcher = createSafeFetch(config);
   const app = await createApp(config, {
     logger: pino({ level: 'silent' }),
@@ -238,7 +245,9 @@ async function main(): Promise<void> {
     `  CPU of the proxying process per GB: proxy ${(cpuPerGB(proxied) / 1000).toFixed(2)} s, bare pipe ${(cpuPerGB(piped) / 1000).toFixed(2)} s ` +
       `(${(cpuPerGB(proxied) / cpuPerGB(piped)).toFixed(2)}×); machine: ${os.cpus().length} CPUs shared by upstream, proxy and load generator`,
   );
-  console.log(`  target: proxy throughput ≥ 0.70× direct → ${proxyMBps / directMBps >= 0.7 ? 'met' : 'NOT met'} (${((proxyMBps / directMBps) * 100).toFixed(0)}%)`);
+  console.log(
+    `  target: proxy throughput ≥ 0.70× direct → ${proxyMBps / directMBps >= 0.7 ? 'met' : 'NOT met'} (${((proxyMBps / directMBps) * 100).toFixed(0)}%)`,
+  );
   console.log('');
   console.log(
     `  RSS over ${rssImages} proxied images (${mib(rssRun.bytes)} MiB, ${mbps(rssRun).toFixed(0)} MB/s, ${rssRun.failures} failures): ` +

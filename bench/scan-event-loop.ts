@@ -13,7 +13,16 @@ import { extractBoth } from '../src/metadata/extract.js';
 import { scanHead, type ScanHeadOptions } from '../wasm-parser/index.js';
 import { type WorstPage, worstPages } from './lib/worst-pages.js';
 
-const HEAVY = ['<base> flood', '<meta> flood', '<i> flood', '<link> flood', '<html> flood', 'late <meta charset> (re-scan of <i> flood)', 'one <meta> with 32 KB of attributes', '10,000 <meta> with 1 KB attributes'];
+const HEAVY = [
+  '<base> flood',
+  '<meta> flood',
+  '<i> flood',
+  '<link> flood',
+  '<html> flood',
+  'late <meta charset> (re-scan of <i> flood)',
+  'one <meta> with 32 KB of attributes',
+  '10,000 <meta> with 1 KB attributes',
+];
 const config = loadConfig({});
 const pageUrl = new URL('https://worst.test/page');
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -79,10 +79,14 @@ async function redisStall(label: string, env: Record<string, string>, clientTime
     say(`\n### Redis stall, ${label}\n`);
     say(`- /healthz before the freeze: ${before}`);
     say(`- first cached hit after the freeze: ${status(hit)} (target ≤ 1000 ms: ${verdict(hit.status === 200 && hit.ms <= 1000)})`);
-    say(`- first uncached page after the freeze: ${status(fresh)} (target ≤ ${FETCH_TIMEOUT_MS + 1000} ms: ${verdict(fresh.status === 200 && fresh.ms <= FETCH_TIMEOUT_MS + 1000)})`);
+    say(
+      `- first uncached page after the freeze: ${status(fresh)} (target ≤ ${FETCH_TIMEOUT_MS + 1000} ms: ${verdict(fresh.status === 200 && fresh.ms <= FETCH_TIMEOUT_MS + 1000)})`,
+    );
     say(`- /healthz said degraded, redis down, after: ${ms(degradedAfter)} (target ≤ 5000 ms: ${verdict(degradedAfter !== null && degradedAfter <= 5000)})`);
     if (repeats > 0) {
-      say(`- the next ${repeats} cached hits: median ${ms(median(hits))}, max ${ms(Math.max(...hits))}; the next ${repeats} uncached pages: median ${ms(median(uncached))}, max ${ms(Math.max(...uncached))}`);
+      say(
+        `- the next ${repeats} cached hits: median ${ms(median(hits))}, max ${ms(Math.max(...hits))}; the next ${repeats} uncached pages: median ${ms(median(uncached))}, max ${ms(Math.max(...uncached))}`,
+      );
     }
     if (degradedAfter !== null) say(`- /healthz redis ok again after the thaw: ${ms(back)}`);
   } finally {
@@ -124,7 +128,9 @@ async function fairSlots(label: string, env: Record<string, string>): Promise<vo
     say(`\n### Fair slots, ${label}\n`);
     say(`- while ${HOLDERS} clients hold ${HOLDERS * PAGES_EACH} dripping pages, /healthz: ${describeHealth(during)}`);
     say(`- a sixth client's page, 5 times one after another: statuses ${statuses.join(', ')}; ${sixth.map((v) => ms(v)).join(', ')}`);
-    say(`- first answer ${ms(sixth[0]!)}, slowest ${ms(Math.max(...sixth))} (target ≤ 1000 ms: ${verdict(statuses.every((s) => s === 200) && Math.max(...sixth) <= 1000)})`);
+    say(
+      `- first answer ${ms(sixth[0]!)}, slowest ${ms(Math.max(...sixth))} (target ≤ 1000 ms: ${verdict(statuses.every((s) => s === 200) && Math.max(...sixth) <= 1000)})`,
+    );
     await server.stop(); // ends the drips' fetches at once; their answers are not what is measured
     await Promise.all(held);
   } finally {
@@ -137,9 +143,16 @@ async function fairSlots(label: string, env: Record<string, string>): Promise<vo
 // ---- Run ---------------------------------------------------------------------------------------
 
 const started = Date.now();
-say(`LinkPeek stall benchmarks — ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'cpu'}), Node ${process.version}.`);
+say(
+  `LinkPeek stall benchmarks — ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'cpu'}), Node ${process.version}.`,
+);
 say('LinkPeek compiled, in its own process, at default settings unless named; the clients and upstreams in this process.');
-say(`Load average at the start: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} (the machine is shared: a lagging event loop alone makes /healthz say degraded).`);
+say(
+  `Load average at the start: ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')} (the machine is shared: a lagging event loop alone makes /healthz say degraded).`,
+);
 if (only.has('redis')) {
   await redisStall('REDIS_TIMEOUT_MS default (250 ms)', {}, 15_000, 20);
   await redisStall('contrast: REDIS_TIMEOUT_MS=600000 (no deadline in effect)', { REDIS_TIMEOUT_MS: '600000' }, 5000, 0);

@@ -54,18 +54,22 @@ export async function runWorldBench(options: WorldOptions): Promise<{ rows: Worl
         for (let k = 0; k < variants.length; k++) {
           const variant = variants[(k + run - 1) % variants.length]!;
           const result = await runDefaults(world, variant, run, concurrency);
-          log(`defaults run ${run} ${variant.label}: cold p50 ${result.cold.p50.toFixed(0)} p99 ${result.cold.p99.toFixed(0)} ${result.cold.perSecond.toFixed(0)}/s` +
-            ` · warm p50 ${result.warm.p50.toFixed(0)} p99 ${result.warm.p99.toFixed(0)} ${result.warm.perSecond.toFixed(0)}/s · cached p50 ${result.cached.p50.toFixed(1)}` +
-            ` · failed ${result.cold.failed}/${result.warm.failed} · images with size ${result.imagesWithSize}`);
+          log(
+            `defaults run ${run} ${variant.label}: cold p50 ${result.cold.p50.toFixed(0)} p99 ${result.cold.p99.toFixed(0)} ${result.cold.perSecond.toFixed(0)}/s` +
+              ` · warm p50 ${result.warm.p50.toFixed(0)} p99 ${result.warm.p99.toFixed(0)} ${result.warm.perSecond.toFixed(0)}/s · cached p50 ${result.cached.p50.toFixed(1)}` +
+              ` · failed ${result.cold.failed}/${result.warm.failed} · images with size ${result.imagesWithSize}`,
+          );
           defaults.push(result);
         }
       }
       if (only.has('stall')) {
         for (const stalled of run % 2 ? [false, true] : [true, false]) {
           const result = await runStall(world, run, stalled);
-          log(`stall run ${run} ${stalled ? 'with' : 'without'} stall: p50 ${result.normal.p50.toFixed(0)} p99 ${result.normal.p99.toFixed(0)} failed ${result.normal.failed}` +
-            (stalled ? ` · 422s ${result.stall422}/${result.stallCount}, slowest ${result.stallMaxMs.toFixed(0)} ms` : '') +
-            ` · /healthz slowest ${result.healthMaxMs.toFixed(0)} ms, non-200 ${result.healthNon200}`);
+          log(
+            `stall run ${run} ${stalled ? 'with' : 'without'} stall: p50 ${result.normal.p50.toFixed(0)} p99 ${result.normal.p99.toFixed(0)} failed ${result.normal.failed}` +
+              (stalled ? ` · 422s ${result.stall422}/${result.stallCount}, slowest ${result.stallMaxMs.toFixed(0)} ms` : '') +
+              ` · /healthz slowest ${result.healthMaxMs.toFixed(0)} ms, non-200 ${result.healthNon200}`,
+          );
           stall.push(result);
         }
       }
@@ -108,8 +112,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   });
   const header =
     `LinkPeek in the simulated internet — ${new Date().toISOString().slice(0, 16)}Z, \`npx tsx bench/world.ts\` (${process.argv.slice(2).join(' ') || 'defaults'}),` +
-    ` ${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end, ${((Date.now() - started) / 60_000).toFixed(1)} min.`;
-  const table = ['| scenario | metric | LinkPeek | against | target | met |', '| --- | --- | --- | --- | --- | --- |', ...rows.map((r) => `| ${r.benchmark} | ${r.metric} | ${r.ours} | ${r.against} | ${r.target} | ${r.met} |`)];
+    ` ${os.cpus().length} cores, Node ${process.version}, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} at the end, ${((Date.now() - started) / 60_000).toFixed(1)} min.`;
+  const table = [
+    '| scenario | metric | LinkPeek | against | target | met |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.benchmark} | ${r.metric} | ${r.ours} | ${r.against} | ${r.target} | ${r.met} |`),
+  ];
   const report = [header, '', ...table, '', ...details].join('\n');
   console.log(`\n${report}`);
   mkdirSync(path.dirname(args.out!), { recursive: true });

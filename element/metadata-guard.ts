@@ -38,9 +38,9 @@ const object =
     orNull && v == null
       ? ''
       : isObject(v)
-        ? Object.entries<Check>(fields)
+        ? (Object.entries<Check>(fields)
             .map(([key, check]) => check(v[key], `${path}.${key}`))
-            .find(Boolean) ?? ''
+            .find(Boolean) ?? '')
         : `${path} is not an object`;
 
 const image = object<ImageMetadata>({

@@ -34,7 +34,7 @@ export function refused(response: Response): boolean {
 /** Resolves when the gate is open (at once when it is), or when `signal` aborts. */
 export async function gate(signal: AbortSignal): Promise<void> {
   // Closed again while this one waited (another card was refused): wait again.
-  for (let wait; (wait = closedUntil - Date.now()) > 0 && !signal.aborted; )
+  for (let wait; (wait = closedUntil - Date.now()) > 0 && !signal.aborted;)
     await new Promise((done) => {
       setTimeout(done, wait + Math.random() * JITTER_MS);
       signal.addEventListener('abort', done);

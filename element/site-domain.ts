@@ -26,7 +26,7 @@ function decodePunycode(input: string): string {
   const split = input.lastIndexOf('-');
   const output = split > 0 ? [...input.slice(0, split)] : [];
   let [code, index, bias] = [128, 0, 72];
-  for (let at = split + 1; at < input.length; ) {
+  for (let at = split + 1; at < input.length;) {
     const old = index;
     for (let weight = 1, k = 36; ; k += 36) {
       const char = input.charCodeAt(at++);

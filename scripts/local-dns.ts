@@ -22,7 +22,9 @@ const records = positionals.map((arg) => {
 
 const dns = await startWorldDns({ port });
 for (const { name, address } of records) dns.set(name, isIP(address) === 6 ? { AAAA: [address] } : { A: [address] });
-console.log(`nameserver on ${dns.server}: ${records.length ? records.map((r) => `${r.name} → ${r.address}`).join(', ') : 'no names'}; every other name NXDOMAIN`);
+console.log(
+  `nameserver on ${dns.server}: ${records.length ? records.map((r) => `${r.name} → ${r.address}`).join(', ') : 'no names'}; every other name NXDOMAIN`,
+);
 console.log(`DNS_SERVERS=${dns.server}`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -38,7 +38,8 @@ const rssMb = () => process.memoryUsage().rss / 1024 / 1024;
 const fds = () => readdirSync('/proc/self/fd').length;
 
 // ---- upstreams (in their own process, so their work is not counted as the service's) ----------
-const page = (title: string) => `<!doctype html><html><head><title>${title}</title><meta property="og:title" content="${title}"></head><body>${'x'.repeat(2000)}</body></html>`;
+const page = (title: string) =>
+  `<!doctype html><html><head><title>${title}</title><meta property="og:title" content="${title}"></head><body>${'x'.repeat(2000)}</body></html>`;
 
 function serveUpstreams(): void {
   const huge = Buffer.concat([Buffer.from('<html><head><title>Huge</title></head><body>'), Buffer.alloc(20 * 1024 * 1024, 97)]);
@@ -127,7 +128,14 @@ const stats = () =>
   });
 
 // Mix: mostly fresh pages, some repeats (cache hits), and every kind of bad upstream.
-const KINDS: Array<[string, number]> = [['/ok', 50], ['/slow', 15], ['/drip', 10], ['/reset', 15], ['/huge', Number(process.env.SOAK_HUGE_WEIGHT ?? 5)], ['/ok?repeat', 5]];
+const KINDS: Array<[string, number]> = [
+  ['/ok', 50],
+  ['/slow', 15],
+  ['/drip', 10],
+  ['/reset', 15],
+  ['/huge', Number(process.env.SOAK_HUGE_WEIGHT ?? 5)],
+  ['/ok?repeat', 5],
+];
 const weights = KINDS.reduce((sum, [, w]) => sum + w, 0);
 function pick(i: number): string {
   let r = (i * 7919) % weights;
@@ -180,12 +188,23 @@ unhandled += after.unhandled;
 const fiveHundreds = [...result.statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
 const rows: Array<[string, string, boolean]> = [
   ['requests', `${TOTAL} at concurrency ${CONCURRENCY} from ${CLIENTS} addresses in ${seconds.toFixed(1)} s`, true],
-  ['statuses', [...result.statuses].sort(([a], [b]) => a - b).map(([s, c]) => `${s}×${c}`).join(' '), true],
+  [
+    'statuses',
+    [...result.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, c]) => `${s}×${c}`)
+      .join(' '),
+    true,
+  ],
   ['5xx answers', String(fiveHundreds), fiveHundreds === 0],
   ['requests that failed outright', String(result.failedRequests), result.failedRequests === 0],
   ['unhandled rejections / exceptions (service and driver)', String(unhandled), unhandled === 0],
   [`ended after deadline + 1 s (${DEADLINE_MS + 1000} ms)`, `${result.late} (slowest ${Math.round(result.slowest)} ms)`, result.late === 0],
-  ['service RSS after GC', `${rssStart.toFixed(1)} MB → ${rssEnd.toFixed(1)} MB (${(((rssEnd - rssStart) / rssStart) * 100).toFixed(1)}%)`, rssEnd <= rssStart * 1.1],
+  [
+    'service RSS after GC',
+    `${rssStart.toFixed(1)} MB → ${rssEnd.toFixed(1)} MB (${(((rssEnd - rssStart) / rssStart) * 100).toFixed(1)}%)`,
+    rssEnd <= rssStart * 1.1,
+  ],
   ['service event-loop delay during the run', `p99 ${loop.p99} ms, max ${loop.max} ms`, true],
   ['service open file descriptors', `${fdStart} → ${fdEnd}`, fdEnd <= fdStart],
 ];

@@ -84,17 +84,20 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });
 
-  const router = await createRouter(createHandlers({
+  const router = await createRouter(
+    createHandlers({
       config,
       metadata,
       proxy: deps.proxy ?? createImageProxy({ safeFetch, config }),
       health,
       metrics,
       responses,
-    }), {
-    target: { allowPrivateNetworks: config.allowPrivateNetworks },
-    showcaseLocation: showcaseLocation(config),
-  });
+    }),
+    {
+      target: { allowPrivateNetworks: config.allowPrivateNetworks },
+      showcaseLocation: showcaseLocation(config),
+    },
+  );
 
   const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true; // every error is answered and logged by errorBoundary

@@ -9,15 +9,7 @@
 import { failures, type FetchFailure } from './failure-reasons.js';
 
 export type ErrorCode =
-  | 'INVALID_INPUT'
-  | 'NOT_FOUND'
-  | 'RATE_LIMITED'
-  | 'FETCH_FAILED'
-  | 'FETCH_TIMEOUT'
-  | 'OVERLOADED'
-  | 'PROXY_REJECTED'
-  | 'FETCH_LOOP'
-  | 'METHOD_NOT_ALLOWED';
+  'INVALID_INPUT' | 'NOT_FOUND' | 'RATE_LIMITED' | 'FETCH_FAILED' | 'FETCH_TIMEOUT' | 'OVERLOADED' | 'PROXY_REJECTED' | 'FETCH_LOOP' | 'METHOD_NOT_ALLOWED';
 
 export interface FieldProblem {
   /** Where the problem is, e.g. ['query', 'url']. */
@@ -208,11 +200,6 @@ function proxyFailure(status: number, summary: string, failure: FetchFailure): H
   return { status, body: { error: `${summary} ${failure.message}`, reason: failure.reason }, headers: noStore };
 }
 
-function shaped(
-  status: number,
-  message: string,
-  surface: ErrorSurface,
-  headers: Record<string, string>,
-): HttpError {
+function shaped(status: number, message: string, surface: ErrorSurface, headers: Record<string, string>): HttpError {
   return { status, body: surface === 'proxy' ? { error: message } : { code: status, message }, headers };
 }

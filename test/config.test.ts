@@ -58,7 +58,10 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ PUBLIC_BASE_URL: '/relative' }, 'Invalid setting PUBLIC_BASE_URL: "/relative" is not an absolute http(s) URL'],
   [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'Invalid setting REDIS_URL: "http://127.0.0.1:6379" is not a redis:// or rediss:// URL'],
   [{ GC_HEAP_GROWTH_PERCENT: '301' }, 'Invalid setting GC_HEAP_GROWTH_PERCENT: must be at most 300'],
-  [{ DNS_SERVERS: 'dns.example' }, 'Invalid setting DNS_SERVERS: "dns.example" is not an IP address with an optional port (IPv6 in brackets when a port follows)'],
+  [
+    { DNS_SERVERS: 'dns.example' },
+    'Invalid setting DNS_SERVERS: "dns.example" is not an IP address with an optional port (IPv6 in brackets when a port follows)',
+  ],
   [{ DNS_SERVERS: '127.0.0.1:99999' }, 'Invalid setting DNS_SERVERS: "127.0.0.1:99999" has no valid port'],
   [{ DNS_SERVERS: '127.0.0.1,' }, 'Invalid setting DNS_SERVERS: "" is not an IP address with an optional port (IPv6 in brackets when a port follows)'],
   [{ DNS_TIMEOUT_MS: '8000' }, 'Invalid setting DNS_TIMEOUT_MS: must be below FETCH_TIMEOUT_MS (8000)'],

@@ -42,9 +42,17 @@ export function provisionPlan(wanted, { pathVariable = process.env.PATH ?? '', i
   if (missing.length === 0) return { missing };
   const hasApt = onPath('apt-get', pathVariable) !== null;
   if (hasApt && isRoot) {
-    return { missing, install: [['apt-get', 'update', '-qq'], ['apt-get', 'install', '-y', '-qq', ...missing]] };
+    return {
+      missing,
+      install: [
+        ['apt-get', 'update', '-qq'],
+        ['apt-get', 'install', '-y', '-qq', ...missing],
+      ],
+    };
   }
-  const command = hasApt ? `sudo apt-get update && sudo apt-get install -y ${missing.join(' ')}` : `install ${missing.join(' and ')} (Debian: apt-get install -y ${missing.join(' ')})`;
+  const command = hasApt
+    ? `sudo apt-get update && sudo apt-get install -y ${missing.join(' ')}`
+    : `install ${missing.join(' and ')} (Debian: apt-get install -y ${missing.join(' ')})`;
   return { missing, ask: `The tests need ${missing.join(' and ')}, not found on PATH. Run: ${command}` };
 }
 

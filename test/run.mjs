@@ -86,7 +86,9 @@ if (files.length === 0) {
 const slowest = durations.sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TEST_SLOWEST ?? 12));
 if (slowest.length > 1) {
   const seconds = (ms) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
-  console.log(`\nslowest files (wall clock; ${seconds(performance.now() - runStarted).trim()} in all, ${PARALLEL} at a time outside the timing-sensitive ones):`);
+  console.log(
+    `\nslowest files (wall clock; ${seconds(performance.now() - runStarted).trim()} in all, ${PARALLEL} at a time outside the timing-sensitive ones):`,
+  );
   for (const [file, ms] of slowest) console.log(`${seconds(ms)}  ${file}`);
 }
 if (troubled.length > 0) console.log(`\nfiles with failures:\n  ${troubled.join('\n  ')}`);
@@ -102,11 +104,11 @@ function runFile(file) {
   const pattern = `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern, '-c', 'false'],
-      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: testEnv },
-    );
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern, '-c', 'false'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: testEnv,
+    });
     // Each file's output is printed in one piece when it ends, so parallel files do not interleave.
     let out = '';
     let timedOut = null;
@@ -135,7 +137,8 @@ function runFile(file) {
       const ok = read('Passed');
       const skip = read('Skipped') || 0;
       if (timedOut) return resolve({ passed: ok || 0, failed: Math.max(1, (total || 0) - (ok || 0) - skip), skipped: skip, problem: timedOut });
-      if (!Number.isFinite(total) || !Number.isFinite(ok)) return resolve({ passed: 0, failed: 1, skipped: 0, problem: `no summary (exit ${code}, signal ${signal})` });
+      if (!Number.isFinite(total) || !Number.isFinite(ok))
+        return resolve({ passed: 0, failed: 1, skipped: 0, problem: `no summary (exit ${code}, signal ${signal})` });
       const bad = total - ok - skip;
       resolve({ passed: ok, failed: bad > 0 ? bad : code === 0 ? 0 : 1, skipped: skip, problem: bad === 0 && code !== 0 ? `exit ${code}` : undefined });
     });

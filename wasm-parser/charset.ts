@@ -150,7 +150,7 @@ function utf8SequenceAt(bytes: Uint8Array, i: number): number {
  * that isUtf8 already rejected, to find how much of it is still text.
  */
 export function firstInvalidUtf8(bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const length = utf8SequenceAt(bytes, i);
     if (length === 0) return i;
     i += length;
@@ -166,7 +166,7 @@ export function utf8Evidence(blocks: Uint8Array[]): { multiByte: number; invalid
   let multiByte = 0;
   let invalid = 0;
   for (const bytes of blocks) {
-    for (let i = 0; i < bytes.length; ) {
+    for (let i = 0; i < bytes.length;) {
       const length = utf8SequenceAt(bytes, i);
       if (length === 0) {
         invalid++;

@@ -100,14 +100,30 @@ export class TagCollector {
     // attribute wins (HTML tokenizer: duplicates are dropped).
     for (const [rawName, value] of e.attributes) {
       switch (rawName.toLowerCase()) {
-        case 'property': meta.property ??= decodeAttribute(value); break;
-        case 'name': meta.name ??= decodeAttribute(value); break;
-        case 'itemprop': meta.itemprop ??= decodeAttribute(value); break;
-        case 'http-equiv': meta.httpEquiv ??= decodeAttribute(value); break;
-        case 'content': meta.content ??= decodeAttribute(value); break;
-        case 'charset': meta.charset ??= decodeAttribute(value); break;
-        case 'value': meta.value ??= decodeAttribute(value); break;
-        case 'media': meta.media ??= decodeAttribute(value); break;
+        case 'property':
+          meta.property ??= decodeAttribute(value);
+          break;
+        case 'name':
+          meta.name ??= decodeAttribute(value);
+          break;
+        case 'itemprop':
+          meta.itemprop ??= decodeAttribute(value);
+          break;
+        case 'http-equiv':
+          meta.httpEquiv ??= decodeAttribute(value);
+          break;
+        case 'content':
+          meta.content ??= decodeAttribute(value);
+          break;
+        case 'charset':
+          meta.charset ??= decodeAttribute(value);
+          break;
+        case 'value':
+          meta.value ??= decodeAttribute(value);
+          break;
+        case 'media':
+          meta.media ??= decodeAttribute(value);
+          break;
       }
     }
     this.tags.metas.push(meta);
@@ -116,8 +132,7 @@ export class TagCollector {
     }
     if (this.declaredCharset === null) {
       const label =
-        meta.charset ??
-        (meta.httpEquiv?.trim().toLowerCase() === 'content-type' && meta.content !== null ? charsetOfMetaContent(meta.content) : null);
+        meta.charset ?? (meta.httpEquiv?.trim().toLowerCase() === 'content-type' && meta.content !== null ? charsetOfMetaContent(meta.content) : null);
       if (label !== null && label.trim() !== '') this.declaredCharset = label.trim();
     }
   }
@@ -156,10 +171,18 @@ export class TagCollector {
     let sizes: string | null = null;
     for (const [rawName, value] of e.attributes) {
       switch (rawName.toLowerCase()) {
-        case 'rel': rel ??= decodeAttribute(value); break;
-        case 'href': href ??= decodeAttribute(value); break;
-        case 'type': type ??= decodeAttribute(value); break;
-        case 'sizes': sizes ??= decodeAttribute(value); break;
+        case 'rel':
+          rel ??= decodeAttribute(value);
+          break;
+        case 'href':
+          href ??= decodeAttribute(value);
+          break;
+        case 'type':
+          type ??= decodeAttribute(value);
+          break;
+        case 'sizes':
+          sizes ??= decodeAttribute(value);
+          break;
       }
     }
     // A link without rel or href names nothing the rules could use.

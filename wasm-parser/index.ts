@@ -28,10 +28,7 @@ export interface ScanHeadOptions extends ScanBudgetOptions {
  * seen and calls its `return()` so the producer is released (the caller then closes the upstream).
  * The WebAssembly rewriter is freed on every path.
  */
-export async function scanHead(
-  source: AsyncIterable<Uint8Array> | Uint8Array,
-  options: ScanHeadOptions = {},
-): Promise<ScanResult> {
+export async function scanHead(source: AsyncIterable<Uint8Array> | Uint8Array, options: ScanHeadOptions = {}): Promise<ScanResult> {
   const scanner = new HeadScanner({
     contentType: options.contentType ?? null,
     retainChunks: options.retainChunks ?? false,

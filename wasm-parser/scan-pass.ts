@@ -81,7 +81,7 @@ export class ScanPass {
    */
   async write(source: Uint8Array): Promise<PassOutcome> {
     const bytes = this.skipBom(source);
-    for (let at = 0; at < bytes.length; ) {
+    for (let at = 0; at < bytes.length;) {
       if (this.pacer.exhausted) return 'over-budget';
       const turn = this.pacer.turn();
       if (turn !== null) await turn;

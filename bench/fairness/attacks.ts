@@ -47,7 +47,10 @@ export function attackers(count: number): Attacker[] {
       const address = `127.2.${Math.floor(k / 250)}.${1 + (k % 250)}`;
       return { k, from: () => ({ address }) };
     }
-    return { k, from: () => ({ address: '127.5.0.1', forwardedFor: `2001:db8:a:${k.toString(16)}:${randomBytes(8).toString('hex').match(/.{4}/g)!.join(':')}` }) };
+    return {
+      k,
+      from: () => ({ address: '127.5.0.1', forwardedFor: `2001:db8:a:${k.toString(16)}:${randomBytes(8).toString('hex').match(/.{4}/g)!.join(':')}` }),
+    };
   });
 }
 
@@ -72,7 +75,13 @@ export type StatusCounts = Record<string, number>;
  * starting at a random point of its first pause so they do not all ask in step. Resolves with the
  * answers' statuses once the last request has ended (or timed out, or the service was stopped).
  */
-export function runAttack(attack: AttackClass, count: number, origin: string, ports: AttackPorts, endAt: number): { sent: () => number; done: Promise<StatusCounts> } {
+export function runAttack(
+  attack: AttackClass,
+  count: number,
+  origin: string,
+  ports: AttackPorts,
+  endAt: number,
+): { sent: () => number; done: Promise<StatusCounts> } {
   const statuses: StatusCounts = {};
   const pending: Promise<void>[] = [];
   const burst = BURST[attack];

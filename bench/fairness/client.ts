@@ -54,8 +54,19 @@ export function pollHealth(origin: string, longestMs: number): { samples: Health
 function readHealth(res: Timed): HealthSample {
   const at = performance.now();
   try {
-    const report = JSON.parse(res.body) as { status: string; event_loop_delay_ms: { p99: number; max: number }; upstream_fetches: { in_flight: number; queued: number } };
-    return { at, status: report.status, loopP99: report.event_loop_delay_ms.p99, loopMax: report.event_loop_delay_ms.max, inFlight: report.upstream_fetches.in_flight, queued: report.upstream_fetches.queued };
+    const report = JSON.parse(res.body) as {
+      status: string;
+      event_loop_delay_ms: { p99: number; max: number };
+      upstream_fetches: { in_flight: number; queued: number };
+    };
+    return {
+      at,
+      status: report.status,
+      loopP99: report.event_loop_delay_ms.p99,
+      loopMax: report.event_loop_delay_ms.max,
+      inFlight: report.upstream_fetches.in_flight,
+      queued: report.upstream_fetches.queued,
+    };
   } catch {
     return { at, status: 'no answer', loopP99: NaN, loopMax: NaN, inFlight: NaN, queued: NaN };
   }

@@ -16,12 +16,20 @@ export interface Row {
 }
 
 export const TABLE_HEAD = [
-  'attack', 'addresses', 'uncached p50 (baseline)', 'uncached p90 (baseline)', 'cached p50 (baseline)',
-  'bystander 503/422/other', '/healthz degraded', '`ok` after the end', 'met',
+  'attack',
+  'addresses',
+  'uncached p50 (baseline)',
+  'uncached p90 (baseline)',
+  'cached p50 (baseline)',
+  'bystander 503/422/other',
+  '/healthz degraded',
+  '`ok` after the end',
+  'met',
 ];
 
 const phaseOf = (run: AttackRun, s: Sample) => (s.sentAt < run.attackStart ? 'baseline' : 'attack');
-const pick = (runs: AttackRun[], phase: string, kind: Sample['kind']) => runs.flatMap((run) => run.samples.filter((s) => phaseOf(run, s) === phase && s.kind === kind));
+const pick = (runs: AttackRun[], phase: string, kind: Sample['kind']) =>
+  runs.flatMap((run) => run.samples.filter((s) => phaseOf(run, s) === phase && s.kind === kind));
 /** A request not answered 200 ranks above every answer: a fast 503 must not make a percentile look good. */
 const latency = (s: Sample) => (s.status === 200 ? s.ms : Infinity);
 const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)} ms` : Number.isNaN(v) ? 'n/a' : 'failed');
@@ -38,8 +46,12 @@ export function rows(runs: AttackRun[]): Row[] {
     const other = all.filter((s) => ![200, 422, 503].includes(s.status)).length;
     const u = during.uncached.map(latency);
     const c = during.cached.map(latency);
-    const p50 = median(u), p90 = percentile(u, 90), cached = median(c);
-    const b50 = median(base.uncached), b90 = percentile(base.uncached, 90), bc = median(base.cached);
+    const p50 = median(u),
+      p90 = percentile(u, 90),
+      cached = median(c);
+    const b50 = median(base.uncached),
+      b90 = percentile(base.uncached, 90),
+      bc = median(base.cached);
     const polls = run.health.filter((h) => h.at >= run.attackStart && h.at <= run.attackEnd);
     const degraded = polls.some((h) => h.status === 'degraded');
     const unanswered = polls.filter((h) => h.status === 'no answer').length;
@@ -53,8 +65,11 @@ export function rows(runs: AttackRun[]): Row[] {
     return {
       met: failed.length === 0,
       cells: [
-        CLASS_LABEL[run.attack], String(run.size),
-        `${ms(p50)} (${ms(b50)})`, `${ms(p90)} (${ms(b90)})`, `${ms1(cached)} (${ms1(bc)})`,
+        CLASS_LABEL[run.attack],
+        String(run.size),
+        `${ms(p50)} (${ms(b50)})`,
+        `${ms(p90)} (${ms(b90)})`,
+        `${ms1(cached)} (${ms1(bc)})`,
         `${count(503)}/${count(422)}/${other} of ${all.length}`,
         `${degraded ? 'yes' : 'no'}${unanswered > 0 ? ` (${unanswered} of ${polls.length} polls unanswered in 5 s)` : ''}`,
         run.okAfterMs === null ? `not within ${RECOVERY_MS / 1000} s` : `${(run.okAfterMs / 1000).toFixed(1)} s`,
@@ -74,7 +89,10 @@ export function details(runs: AttackRun[]): string[] {
     const inAttack = run.health.filter((h) => h.at >= run.attackStart && h.at <= run.attackEnd);
     const baselineDegraded = run.health.filter((h) => h.at < run.attackStart && h.status !== 'ok').length;
     const slowest = Math.max(0, ...run.samples.filter((s) => phaseOf(run, s) === 'attack').map((s) => s.ms));
-    const statuses = Object.entries(run.attackerStatuses).sort().map(([k, v]) => `${k}: ${v}`).join(', ');
+    const statuses = Object.entries(run.attackerStatuses)
+      .sort()
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ');
     const count = (phase: string, kind: Sample['kind']) => pick([run], phase, kind).length;
     return (
       `- ${CLASS_LABEL[run.attack]}, ${run.size} addresses: bystander samples baseline ${count('baseline', 'uncached')} uncached + ${count('baseline', 'cached')} cached, ` +

@@ -69,7 +69,13 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
     await health.stop();
     const { peakMb } = memoryOf(service.pid);
     result = {
-      attack, size, samples, attackStart, attackEnd, health: health.samples, okAfterMs,
+      attack,
+      size,
+      samples,
+      attackStart,
+      attackEnd,
+      health: health.samples,
+      okAfterMs,
       attackerSent,
       attackerStatuses: {},
       cpuPerSecond: { baseline: (cpu[1]! - cpu[0]!) / timing.baselineMs, attack: (cpu[2]! - cpu[1]!) / timing.attackMs },

@@ -40,7 +40,11 @@ const sites: { origin: string; cdnOrigin: string }[] = [];
 for (let i = 0; i < SITES; i++) {
   const latencyMs = 20 + ((i * 13) % 41);
   const cdn = await startHost({
-    name: cdnName(i), address: `127.0.61.${i + 1}`, latencyMs, listeners: [{ port: 0, protocol: 'h2' }], tls: await ca.issue([cdnName(i)]),
+    name: cdnName(i),
+    address: `127.0.61.${i + 1}`,
+    latencyMs,
+    listeners: [{ port: 0, protocol: 'h2' }],
+    tls: await ca.issue([cdnName(i)]),
     handle: (req, res) => {
       const image = imageFor(new URL(req.url ?? '/', 'https://cdn').pathname);
       res.writeHead(200, { 'content-type': image.contentType, 'content-length': image.bytes.length, 'cache-control': 'public, max-age=86400' });
@@ -48,7 +52,11 @@ for (let i = 0; i < SITES; i++) {
     },
   });
   const site = await startHost({
-    name: siteName(i), address: `127.0.60.${i + 1}`, latencyMs, listeners: [{ port: 0, protocol: 'h2' }], tls: await ca.issue([siteName(i)]),
+    name: siteName(i),
+    address: `127.0.60.${i + 1}`,
+    latencyMs,
+    listeners: [{ port: 0, protocol: 'h2' }],
+    tls: await ca.issue([siteName(i)]),
     handle: (req, res) => {
       const body = Buffer.from(articleHtml(siteName(i), cdn.url('').origin, new URL(req.url ?? '/', 'https://site').pathname));
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length });

@@ -77,7 +77,14 @@ function inHead(field: FieldPair['theirs'], value: string, head: string): boolea
   if (Number.isNaN(day.getTime())) return false;
   const [y, m, d] = day.toISOString().slice(0, 10).split('-') as [string, string, string];
   const month = MONTHS[Number(m) - 1]!.toLowerCase();
-  const forms = [`${y}-${m}-${d}`, `${y}/${m}/${d}`, `${y}${m}${d}`, `${month} ${Number(d)}, ${y}`, `${month.slice(0, 3)} ${Number(d)}, ${y}`, `${Number(d)} ${month} ${y}`];
+  const forms = [
+    `${y}-${m}-${d}`,
+    `${y}/${m}/${d}`,
+    `${y}${m}${d}`,
+    `${month} ${Number(d)}, ${y}`,
+    `${month.slice(0, 3)} ${Number(d)}, ${y}`,
+    `${Number(d)} ${month} ${y}`,
+  ];
   return forms.some((form) => head.includes(form));
 }
 
@@ -143,7 +150,9 @@ export class FieldsBesideMetascraper {
     const pct = (a: number, b: number) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(1)}%`);
     const n = this.pages;
     console.log(`\nfields beyond SPEC.md beside metascraper 5.49 (same pages; filled = non-null):`);
-    console.log(`  ${'field (ours / metascraper)'.padEnd(30)} ${'ours'.padStart(14)} ${'metascraper'.padStart(14)} ${'head bound'.padStart(14)}   agree where both`);
+    console.log(
+      `  ${'field (ours / metascraper)'.padEnd(30)} ${'ours'.padStart(14)} ${'metascraper'.padStart(14)} ${'head bound'.padStart(14)}   agree where both`,
+    );
     for (const pair of PAIRS) {
       const t = this.tallies.get(pair.ours)!;
       const label = `${pair.ours} / ${pair.theirs}`;
@@ -156,7 +165,9 @@ export class FieldsBesideMetascraper {
     console.log(`\n  against the peers' own expected values (pages where their suite expects one):`);
     console.log(`  ${'suite field'.padEnd(30)} ${'expected'.padStart(8)} ${'we fill'.padStart(8)} ${'same value'.padStart(14)}`);
     for (const [key, row] of [...this.expected].sort()) {
-      console.log(`  ${key.padEnd(30)} ${String(row.expected).padStart(8)} ${String(row.filled).padStart(8)} ${`${row.same} ${pct(row.same, row.filled)}`.padStart(14)}`);
+      console.log(
+        `  ${key.padEnd(30)} ${String(row.expected).padStart(8)} ${String(row.filled).padStart(8)} ${`${row.same} ${pct(row.same, row.filled)}`.padStart(14)}`,
+      );
     }
     const sample = Number(process.env.ACCURACY_FIELDS_SAMPLE ?? 0);
     if (process.env.ACCURACY_FIELDS_MISSES) {

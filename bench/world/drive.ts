@@ -32,7 +32,13 @@ export function metadataPath(url: string): string {
  * of the `concurrency` connections comes from its own address, 127.1.<group>.<n>: many users, as
  * the service's per-client fetch share sees them (one address would be one client held to its share).
  */
-export async function drive(origin: string, paths: readonly string[], concurrency: number, group = 0, timeoutMs = 20_000): Promise<{ results: Timed[]; seconds: number }> {
+export async function drive(
+  origin: string,
+  paths: readonly string[],
+  concurrency: number,
+  group = 0,
+  timeoutMs = 20_000,
+): Promise<{ results: Timed[]; seconds: number }> {
   const results: Timed[] = [];
   const started = performance.now();
   let next = 0;

@@ -75,7 +75,10 @@ export async function planWorld(): Promise<WorldPlan> {
   const pages: PagePlan[] = [];
   for (const page of loadManifest()) {
     const original = originals.get(page.name);
-    const stem = page.name.replace(/\.html?$/i, '').toLowerCase().replace(/[^a-z0-9-]+/g, '-');
+    const stem = page.name
+      .replace(/\.html?$/i, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-');
     const url = new URL(original ?? `https://${stem}.world.test/`);
     url.hash = '';
     if (seen.has(pageKey(url))) url.searchParams.set(CORPUS_PARAM, page.name);

@@ -137,7 +137,11 @@ export async function runCache(world: World, run: number): Promise<CacheRun> {
     const pages = world.plan.special.cache;
     const names = [...new Set(pages.flatMap((p) => [p.url, ...p.imageUrls].map((u) => new URL(u).hostname)))];
     const before = await world.queries(names);
-    const { results } = await drive(service.origin, pages.map((p, i) => metadataPath(versioned(p.url, `cache-${run}-${i}`))), 8);
+    const { results } = await drive(
+      service.origin,
+      pages.map((p, i) => metadataPath(versioned(p.url, `cache-${run}-${i}`))),
+      8,
+    );
     const after = await world.queries(names);
     return {
       run,

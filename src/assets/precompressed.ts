@@ -39,7 +39,10 @@ export async function readPrecompressed(bytes: Buffer, dir: string = PRECOMPRESS
 }
 
 /** Writes the forms of every file in `sources` into `dir`, emptied first (no stale copies kept). */
-export async function precompress(sources: readonly string[], dir: string = PRECOMPRESSED_DIR): Promise<{ file: string; bytes: number; br: number; gzip: number }[]> {
+export async function precompress(
+  sources: readonly string[],
+  dir: string = PRECOMPRESSED_DIR,
+): Promise<{ file: string; bytes: number; br: number; gzip: number }[]> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   return Promise.all(

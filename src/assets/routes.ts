@@ -51,7 +51,8 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
         ctx.body = { code: 503, message: 'component.js is not built; run npm run build:element' };
         return;
       }
-      if (component?.bytes !== bytes) component = { bytes, asset: StaticAsset.load(bytes, { type: 'application/javascript; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL }) };
+      if (component?.bytes !== bytes)
+        component = { bytes, asset: StaticAsset.load(bytes, { type: 'application/javascript; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL }) };
       (await component.asset).send(ctx);
       return;
     }
@@ -65,7 +66,8 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
       const bytes = await reserveCss.read();
       if (!bytes) return next();
       ctx.set('Access-Control-Allow-Origin', '*');
-      if (reserveAsset?.bytes !== bytes) reserveAsset = { bytes, asset: StaticAsset.load(bytes, { type: 'text/css; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL }) };
+      if (reserveAsset?.bytes !== bytes)
+        reserveAsset = { bytes, asset: StaticAsset.load(bytes, { type: 'text/css; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL }) };
       (await reserveAsset.asset).send(ctx);
       return;
     }

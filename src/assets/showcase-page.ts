@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import { PATHS } from '../paths.js';
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#f6f8fa;--panel:#fff;--line:#d0d7de;--accent:#0a58ca}

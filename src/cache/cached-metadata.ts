@@ -62,9 +62,13 @@ export function cachedMetadata(extract: MetadataPipeline, { config, store, onCac
       else {
         // The fetch is charged to this client; those who join it while in flight share it free.
         // Settled before the extraction runs: it may find another instance's result and say 'shared'.
-        const flight = flights.run(key, () => extractAndKeep(target, key, client, timing), () => {
-          if (timing) timing.cache = 'shared';
-        });
+        const flight = flights.run(
+          key,
+          () => extractAndKeep(target, key, client, timing),
+          () => {
+            if (timing) timing.cache = 'shared';
+          },
+        );
         settle(flight.outcome, timing);
         extraction = await flight.extraction;
       }

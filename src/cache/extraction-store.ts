@@ -15,8 +15,7 @@ import { remainingMs } from './lifetime.js';
  * knows how long what it builds from it may be kept.
  */
 export type Extraction = (
-  | { ok: true; og: Metadata; twitter: Metadata }
-  | { ok: false; code: 'FETCH_FAILED' | 'FETCH_TIMEOUT'; reason: string; failure?: FetchFailure }
+  { ok: true; og: Metadata; twitter: Metadata } | { ok: false; code: 'FETCH_FAILED' | 'FETCH_TIMEOUT'; reason: string; failure?: FetchFailure }
 ) & { expiresAt: number };
 
 export interface ExtractionStore {
@@ -72,7 +71,6 @@ export class MemoryExtractionStore implements ExtractionStore {
 
   async release(): Promise<void> {}
 }
-
 
 export class RedisExtractionStore implements ExtractionStore {
   readonly kind = 'redis';

@@ -61,15 +61,13 @@ export function guardLookup(resolve: LookupFunction = dns.lookup, isPublic: (ip:
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (err, result) => {
       if (err) return callback(err, '', 0);
-      const addresses: LookupAddress[] = Array.isArray(result)
-        ? result
-        : [{ address: result, family: familyOf(result) }];
+      const addresses: LookupAddress[] = Array.isArray(result) ? result : [{ address: result, family: familyOf(result) }];
       const blocked = addresses.find((a) => !isPublic(a.address));
       if (blocked) {
         return callback(new BlockedAddressError(hostname, blocked.address, blockedReason(blocked.address) ?? 'test policy'), '', 0);
       }
       if (addresses.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-      if ((options).all) return callback(null, addresses);
+      if (options.all) return callback(null, addresses);
       const first = addresses[0]!;
       return callback(null, first.address, first.family);
     });

@@ -83,7 +83,7 @@ function guarded(connect: Connector, refusal: (ip: string) => string | null): Co
     }
     connect(opts, (err, socket) => {
       if (err || !socket) return callback(err ?? new Error('no socket'), null);
-      const remote = (socket).remoteAddress;
+      const remote = socket.remoteAddress;
       const remoteWhy = remote === undefined ? 'socket has no remote address' : refusal(remote);
       if (remoteWhy !== null) {
         socket.destroy();

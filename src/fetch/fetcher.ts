@@ -160,7 +160,8 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       const next = URL.parse(location, url);
       if (!next) throw new FetchFailed(`${response.statusCode} with an invalid Location`, { failure: failures.badRedirect() });
       if (visited.has(hrefWithoutFragment(next))) throw new FetchFailed(`redirect loop at ${next.href}`, { failure: failures.redirectLoop() });
-      if (hop + 1 > config.maxRedirects) throw new FetchFailed(`more than ${config.maxRedirects} redirects`, { failure: failures.tooManyRedirects(config.maxRedirects) });
+      if (hop + 1 > config.maxRedirects)
+        throw new FetchFailed(`more than ${config.maxRedirects} redirects`, { failure: failures.tooManyRedirects(config.maxRedirects) });
       const charge = chargeOf(next, client);
       if (charge.host !== chargeOf(url, client).host && targetProblem(next, targetOptions) === null) {
         deadline.letGo();

@@ -31,7 +31,7 @@ export const BLOCKED_RANGES: readonly BlockedRange[] = [
   // A public-looking unicast address, so ipaddr.js passes it: Azure's WireServer, reachable from
   // every Azure VM, hands out the VM's configuration (agent goal state, extension settings) much
   // like the 169.254.169.254 metadata service does.
-  { cidr: '168.63.129.16/32', reason: "Azure host platform (WireServer): VM configuration, reachable from every Azure VM" },
+  { cidr: '168.63.129.16/32', reason: 'Azure host platform (WireServer): VM configuration, reachable from every Azure VM' },
   { cidr: '169.254.0.0/16', reason: 'link-local, incl. cloud metadata 169.254.169.254 (RFC 3927)' },
   { cidr: '172.16.0.0/12', reason: 'private network (RFC 1918)' },
   { cidr: '192.0.0.0/24', reason: 'IETF protocol assignments (RFC 6890)' },
@@ -94,11 +94,9 @@ export const ALLOWED_SCHEMES: readonly string[] = ['http:', 'https:'];
  * 0 is not a connectable port at all.
  */
 export const BLOCKED_PORTS: ReadonlySet<number> = new Set([
-  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102,
-  103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465,
-  512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993,
-  995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668,
-  6669, 6679, 6697, 10080,
+  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137,
+  139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049,
+  3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
 /** Longest `url` accepted: longer ones are abuse, not pages (browsers and CDNs cap near here too). */

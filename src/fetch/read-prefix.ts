@@ -17,11 +17,7 @@ export interface BodyPrefix {
  * suffice, or the body ends. The iterator is not closed (its `return()` would destroy a Node stream
  * and build an AbortError for nothing): the caller closes the response.
  */
-export async function readPrefix(
-  body: AsyncIterable<Uint8Array>,
-  limit: number,
-  enough?: (head: Uint8Array) => boolean,
-): Promise<BodyPrefix> {
+export async function readPrefix(body: AsyncIterable<Uint8Array>, limit: number, enough?: (head: Uint8Array) => boolean): Promise<BodyPrefix> {
   const rest = body[Symbol.asyncIterator]();
   const chunks: Uint8Array[] = [];
   let length = 0;

@@ -122,7 +122,10 @@ export class DnsResolver implements Resolver {
     // RFC 6761 6.3: localhost is this machine whatever a nameserver says (the guard refuses it
     // unless private networks are allowed); c-ares does not read /etc/hosts.
     if (isLocalhost(name)) {
-      return Promise.resolve([{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
+      return Promise.resolve([
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ]);
     }
     if (!isValidName(name)) return Promise.reject(dnsError('EBADNAME', hostname));
 
@@ -200,11 +203,13 @@ export class DnsResolver implements Resolver {
     const v6 = settle(this.channel.resolve6(name, { ttl: true }));
     const first = await Promise.race([v4, v6]);
     const late: Settled = { records: [] }; // the other family, given up after the short wait
-    const patience = (p: Promise<Settled>) =>
-      Promise.race([p, new Promise<Settled>((r) => setTimeout(r, DNS_CACHE.otherFamilyWaitMs, late).unref())]);
+    const patience = (p: Promise<Settled>) => Promise.race([p, new Promise<Settled>((r) => setTimeout(r, DNS_CACHE.otherFamilyWaitMs, late).unref())]);
     const [four, six] = 'records' in first && first.records.length > 0 ? await Promise.all([patience(v4), patience(v6)]) : await Promise.all([v4, v6]);
 
-    const records = [...('records' in four ? four.records.map((r) => ({ ...r, family: 4 })) : []), ...('records' in six ? six.records.map((r) => ({ ...r, family: 6 })) : [])];
+    const records = [
+      ...('records' in four ? four.records.map((r) => ({ ...r, family: 4 })) : []),
+      ...('records' in six ? six.records.map((r) => ({ ...r, family: 6 })) : []),
+    ];
     if (records.length === 0) {
       // An answer without addresses (a CNAME chain that ends nowhere, a loop) is ENODATA. Of two
       // failures the IPv4 one speaks for the name, unless it only says "no A record".

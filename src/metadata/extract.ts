@@ -4,14 +4,7 @@
 
 import type { ImageMetadata, Metadata } from '../../generated/types.gen.js';
 import type { RawTags } from '../../wasm-parser/types.js';
-import {
-  FIELD_LIMITS,
-  normalizeIconSizes,
-  normalizeMimeType,
-  normalizeNumber,
-  normalizeText,
-  normalizeUrl,
-} from './normalize.js';
+import { FIELD_LIMITS, normalizeIconSizes, normalizeMimeType, normalizeNumber, normalizeText, normalizeUrl } from './normalize.js';
 import { FAVICON_TIERS, type Family, IMAGE_DETAIL_KEYS, type PageTags, indexTags, sourcesFor } from './rules.js';
 import { EXTRA_SOURCES, indexExtraTags } from './extra-rules.js';
 import { asUri } from '../uri.js';
@@ -67,8 +60,7 @@ function readPage(raw: RawTags, pageUrl: URL, options: ExtractOptions): ReadPage
 }
 
 function fromIndex(page: ReadPage, prefer: Family, pageUrl: URL, options: ExtractOptions, favicon = page.favicon): Metadata {
-  const first = (field: Parameters<typeof sourcesFor>[0], clean: (raw: string) => string | null) =>
-    firstClean(sourcesFor(field, prefer), page.tags, clean);
+  const first = (field: Parameters<typeof sourcesFor>[0], clean: (raw: string) => string | null) => firstClean(sourcesFor(field, prefer), page.tags, clean);
   return {
     title: first('title', (raw) => normalizeText(raw, FIELD_LIMITS.title)),
     description: first('description', (raw) => normalizeText(raw, FIELD_LIMITS.description)),

@@ -99,7 +99,20 @@ const SLASH_DATE = /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/;
 const YEAR_MONTH_DAY = new RegExp(`^(\\d{4})\\s+${MONTH}\\s+(\\d{1,2})$`, 'i');
 const MONTH_DAY_YEAR = new RegExp(`^${MONTH}\\s+(\\d{1,2}),\\s+(\\d{4})$`, 'i');
 /** RFC 2822 4.3's zone names (universal time and the North American zones), in minutes east of UTC. */
-const ZONE_NAMES: Record<string, number> = { ut: 0, utc: 0, gmt: 0, z: 0, est: -300, edt: -240, cst: -360, cdt: -300, mst: -420, mdt: -360, pst: -480, pdt: -420 };
+const ZONE_NAMES: Record<string, number> = {
+  ut: 0,
+  utc: 0,
+  gmt: 0,
+  z: 0,
+  est: -300,
+  edt: -240,
+  cst: -360,
+  cdt: -300,
+  mst: -420,
+  mdt: -360,
+  pst: -480,
+  pdt: -420,
+};
 
 /**
  * A publication date as an ISO 8601 instant (`2024-05-01T09:30:00.000Z`), or null. Accepts the

@@ -49,7 +49,7 @@ export function cut(text: string, max: number): string {
   if (text.length <= max) return text;
   let points = 0;
   let keepEnd = 0; // UTF-16 index after the (max - 1)th code point
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const step = text.codePointAt(i)! > 0xffff ? 2 : 1;
     points++;
     if (points === max) keepEnd = i;

@@ -62,11 +62,7 @@ export function sourcesFor(field: FamilyField, prefer: Family): readonly Source[
 function orderSources(field: FamilyField, prefer: Family): Source[] {
   const table = FIELD_SOURCES[field];
   const other: Family = prefer === 'og' ? 'twitter' : 'og';
-  return [
-    ...table[prefer].map((key) => fromMap(prefer, key)),
-    ...table[other].map((key) => fromMap(other, key)),
-    ...table.fallback,
-  ];
+  return [...table[prefer].map((key) => fromMap(prefer, key)), ...table[other].map((key) => fromMap(other, key)), ...table.fallback];
 }
 
 /** Each field's sources in both orders, built once: extraction reads them for every page. */

@@ -23,7 +23,11 @@ export function hostsOf(page: URL, prefetch: (hostname: string) => void): (rawUr
  * request deadline is nearer): the answer does not wait past it.
  * Resolves true when every enricher settled within the budget, false when some still run.
  */
-export async function runEnrichers(input: EnrichmentInput, deps: Pick<MetadataPipelineDeps, 'enrichers' | 'onEnricherError'>, budgetMs: number): Promise<boolean> {
+export async function runEnrichers(
+  input: EnrichmentInput,
+  deps: Pick<MetadataPipelineDeps, 'enrichers' | 'onEnricherError'>,
+  budgetMs: number,
+): Promise<boolean> {
   const enrichers = deps.enrichers ?? [];
   if (enrichers.length === 0) return true;
   const budget = new AbortController();

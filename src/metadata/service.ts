@@ -141,7 +141,8 @@ async function fetchAndExtract(
     const answer = { status: res.status, headers: res.headers, url: finalUrl, tags: null };
     refuseWalls(target, answer);
     if (res.status < 200 || res.status >= 300) {
-      if (isHtmlMediaType(contentType) && mayBeChallengePage(res.status)) refuseWalls(target, { ...answer, tags: await headOfErrorPage(res.body, contentType, deps) });
+      if (isHtmlMediaType(contentType) && mayBeChallengePage(res.status))
+        refuseWalls(target, { ...answer, tags: await headOfErrorPage(res.body, contentType, deps) });
       throw new FetchFailed(`upstream status ${res.status}`, { failure: failures.httpStatus(res.status) });
     }
     const options = { requestedUrl: target, contentLanguage: res.headers['content-language'] ?? null };

@@ -99,7 +99,10 @@ function namesHost(segment: string, label: string, mayAddWords: boolean): boolea
   if (segment === '' || SEPARATOR_MARKS.has(segment[0]!) || SEPARATOR_MARKS.has(segment[segment.length - 1]!)) return false;
   const name = segment.replace(DOMAIN_ENDING, '');
   if (!name.includes(' ') && INNER_DOT.test(name)) return false;
-  const words = name.toLowerCase().split(NOT_ALNUM).filter((w) => w !== '');
+  const words = name
+    .toLowerCase()
+    .split(NOT_ALNUM)
+    .filter((w) => w !== '');
   if (words[0] === 'the' && words.length > 1) words.shift();
   const key = words.join('');
   if (key === label) return true;

@@ -74,7 +74,8 @@ async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, clie
   let streaming = false;
   try {
     // Upstream 4xx and 5xx are upstream failures (502), whatever their body says.
-    if (upstream.status < 200 || upstream.status > 299) throw new FetchFailed(`upstream status ${upstream.status}`, { failure: failures.httpStatus(upstream.status) });
+    if (upstream.status < 200 || upstream.status > 299)
+      throw new FetchFailed(`upstream status ${upstream.status}`, { failure: failures.httpStatus(upstream.status) });
     // No Range was sent, so a 206 would be a piece of an image passed off as the whole.
     if (upstream.status === 206) throw new FetchFailed('upstream sent 206 to a request without Range', { failure: failures.httpStatus(206) });
 
@@ -84,7 +85,8 @@ async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, clie
     const encoded = upstream.headers['content-encoding'] !== undefined;
     const declared = contentLength(upstream.headers['content-length']);
     // Refused before reading a byte when the upstream admits the size.
-    if (declared !== null && declared > maxBytes) throw new FetchFailed(`Content-Length ${declared} over MAX_IMAGE_BYTES ${maxBytes}`, { failure: failures.tooLarge(maxBytes) });
+    if (declared !== null && declared > maxBytes)
+      throw new FetchFailed(`Content-Length ${declared} over MAX_IMAGE_BYTES ${maxBytes}`, { failure: failures.tooLarge(maxBytes) });
 
     const { head, rest } = await readPrefix(upstream.body, PROXY_PEEK_BYTES);
     if (head.length === 0) throw new ProxyRejected(REJECTIONS.empty);
@@ -116,7 +118,12 @@ async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, clie
  * response that looks whole. Without Content-Length (chunked) completeness is the final empty
  * chunk, which is only sent when this generator returns.
  */
-async function* imageBytes(head: Uint8Array, rest: AsyncIterator<Uint8Array> | null, upstream: SafeFetchResponse, declared: number | null): AsyncGenerator<Uint8Array> {
+async function* imageBytes(
+  head: Uint8Array,
+  rest: AsyncIterator<Uint8Array> | null,
+  upstream: SafeFetchResponse,
+  declared: number | null,
+): AsyncGenerator<Uint8Array> {
   let sent = 0;
   let held: Uint8Array | null = null;
   try {

@@ -56,9 +56,7 @@ export function providersFor(
     providers.push(listProvider('threat-list', 'security_threat', new WatchedDomainList(config.safetyThreatList, listOptions)));
   }
   if (config.safeBrowsingApiKey) {
-    providers.push(
-      safeBrowsingProvider({ apiKey: config.safeBrowsingApiKey, endpoint: config.safeBrowsingUrl, fetch: deps.fetch }),
-    );
+    providers.push(safeBrowsingProvider({ apiKey: config.safeBrowsingApiKey, endpoint: config.safeBrowsingUrl, fetch: deps.fetch }));
   }
   return providers;
 }

@@ -78,7 +78,10 @@ export function labelShape(label: string): LabelShape {
       if (isDigit !== (prev >= '0' && prev <= '9')) switches++;
     }
   }
-  const runs = label.split(/[aeiouy0-9-]+/).filter(Boolean).map((run) => run.length);
+  const runs = label
+    .split(/[aeiouy0-9-]+/)
+    .filter(Boolean)
+    .map((run) => run.length);
   const letters = chars.length - digits;
   let pairs = 0;
   let sum = 0;
@@ -111,11 +114,7 @@ export function labelLooksMachineMade(label: string): boolean {
   if (shape.digits >= rules.minDigits && shape.letters >= rules.minLetters && shape.switches >= rules.minSwitches) {
     return true;
   }
-  if (
-    shape.longestConsonantRun >= rules.minConsonantRun &&
-    shape.vowelShare <= rules.maxVowelShare &&
-    shape.longRuns >= rules.minLongRuns
-  ) {
+  if (shape.longestConsonantRun >= rules.minConsonantRun && shape.vowelShare <= rules.maxVowelShare && shape.longRuns >= rules.minLongRuns) {
     return true;
   }
   return shape.pairs >= rules.minPairs && shape.meanBigramLog2 <= rules.maxMeanBigramLog2;

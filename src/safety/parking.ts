@@ -59,13 +59,7 @@ const PARKING_PHRASES: readonly RegExp[] = [
 ];
 
 /** Meta names whose content is read for the phrases: what shows as the page's own description. */
-const DESCRIPTIVE_METAS: ReadonlySet<string> = new Set([
-  'description',
-  'og:title',
-  'og:description',
-  'twitter:title',
-  'twitter:description',
-]);
+const DESCRIPTIVE_METAS: ReadonlySet<string> = new Set(['description', 'og:title', 'og:description', 'twitter:title', 'twitter:description']);
 
 /**
  * The parking and marketplace services' own sites: their pages talk about domains for sale and

@@ -142,4 +142,3 @@ function describe(marker: BotCheckMarker): string {
   if (marker.script) parts.push(`script ${marker.script.host ?? ''}${marker.script.path.source}`);
   return parts.join(' + ');
 }
-

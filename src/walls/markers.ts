@@ -65,14 +65,14 @@ export const BOT_CHECK_MARKERS: readonly BotCheckMarker[] = [
     service: 'Cloudflare',
     header: { name: 'server', value: /^cloudflare$/i },
     title: /^even geduld(?:\.{3}|…)$/i,
-    what: 'the Dutch interstitial\'s title, served by Cloudflare\'s edge',
+    what: "the Dutch interstitial's title, served by Cloudflare's edge",
     source: 'FlareSolverr/FlareSolverr (GitHub: "Cloudflare sends texts in Dutch": the challenge titled "Even geduld...")',
   },
   {
     service: 'Cloudflare',
     header: { name: 'server', value: /^cloudflare$/i },
     title: /^cierpliwości(?:\.{3}|…)$/i,
-    what: 'the Polish interstitial\'s title, served by Cloudflare\'s edge',
+    what: "the Polish interstitial's title, served by Cloudflare's edge",
     source: 'ThePhaseless/Byparr (GitHub: "detect localized Cloudflare interstitials": a 403 titled "Cierpliwości..." from a Cloudflare-fronted site)',
   },
   {
@@ -109,8 +109,9 @@ export const BOT_CHECK_MARKERS: readonly BotCheckMarker[] = [
     service: 'DataDome',
     header: { name: 'x-datadome' },
     status: [401, 403],
-    what: 'a block: the module answers the API\'s 401/403 and its captcha page (a script from ct.captcha-delivery.com in the body); X-DataDome: protected alone rides on every answer, normal pages too',
-    source: 'docs.datadome.co/reference/validate-request ("401/403: the current hit should be blocked"; "Each DataDome request should also have X-DataDome header")',
+    what: "a block: the module answers the API's 401/403 and its captcha page (a script from ct.captcha-delivery.com in the body); X-DataDome: protected alone rides on every answer, normal pages too",
+    source:
+      'docs.datadome.co/reference/validate-request ("401/403: the current hit should be blocked"; "Each DataDome request should also have X-DataDome header")',
   },
   {
     service: 'DataDome',
@@ -184,7 +185,8 @@ export const CONSENT_PAGES: readonly ConsentPage[] = [
     host: /^consent\.google\.(?:com|[a-z]{2}|com?\.[a-z]{2})$/,
     page: 'consent',
     what: "Google's cookie consent (EU visitors without a consent cookie), per country domain: consent.google.com, .de, .co.uk, .com.au...",
-    source: 'google-maps-scraper and google-reviews-scraper-pro (GitHub): Maps redirects EU visitors to consent.google.com; consent.google.co.uk/save forms in public code',
+    source:
+      'google-maps-scraper and google-reviews-scraper-pro (GitHub): Maps redirects EU visitors to consent.google.com; consent.google.co.uk/save forms in public code',
   },
   {
     host: 'consent.youtube.com',
@@ -203,7 +205,8 @@ export const CONSENT_PAGES: readonly ConsentPage[] = [
     path: /^\/(?:v2\/)?(?:collect|copy)?consent/,
     page: 'consent',
     what: "Yahoo's consent hosts under its own and its brands' names: guce.yahoo.com/consent, guce.oath.com/collectConsent, and AOL's guce.aol.com/consent?gcrumb=... (AOL uses Yahoo's consent system); their /terms, /privacy-policy and AOL's /gpc/ frame are not the wall",
-    source: 'SociallyCompute/Global-Consent-Manager (GitHub): news.yahoo.com redirected to guce.oath.com/collectConsent; Yahoo Finance clients post to guce.yahoo.com/consent; AdguardTeam/AdguardFilters (GitHub, aol.com, 2025): the ||guce.aol.com/consent/ redirect',
+    source:
+      'SociallyCompute/Global-Consent-Manager (GitHub): news.yahoo.com redirected to guce.oath.com/collectConsent; Yahoo Finance clients post to guce.yahoo.com/consent; AdguardTeam/AdguardFilters (GitHub, aol.com, 2025): the ||guce.aol.com/consent/ redirect',
   },
   {
     host: /^(?:[a-z]{2,3}\.|www\.)?linkedin\.com$/,
@@ -217,14 +220,16 @@ export const CONSENT_PAGES: readonly ConsentPage[] = [
     path: /^\/accounts\/login/,
     page: 'login',
     what: "Instagram's login page (/accounts/login/?next=...) for posts and profiles it will not show logged out",
-    source: 'OP-Engineering/link-preview-js (GitHub: previews titled "Login • Instagram" at /accounts/login/); instaloader/instaloader ("Redirected to login page")',
+    source:
+      'OP-Engineering/link-preview-js (GitHub: previews titled "Login • Instagram" at /accounts/login/); instaloader/instaloader ("Redirected to login page")',
   },
   {
     host: /^(?:www\.|m\.|web\.|mbasic\.)?facebook\.com$/,
     path: /^\/login(?:\.php)?(?:\/|$)/,
     page: 'login',
     what: "Facebook's login page (/login/?next=..., /login.php?next=...) for posts, profiles and groups it will not show logged out; a page whose name starts with login (/loginradius) is a page",
-    source: 'php-embed/Embed (GitHub: "Some Facebook urls redirect to the login page", www.facebook.com/login/?next=...); meedan/pender (GitHub: Facebook previews titled "Log in to Facebook"); IITC-CE/ingress-intel-total-conversion (m.facebook.com/login.php)',
+    source:
+      'php-embed/Embed (GitHub: "Some Facebook urls redirect to the login page", www.facebook.com/login/?next=...); meedan/pender (GitHub: Facebook previews titled "Log in to Facebook"); IITC-CE/ingress-intel-total-conversion (m.facebook.com/login.php)',
   },
 ];
 

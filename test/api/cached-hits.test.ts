@@ -62,8 +62,7 @@ async function start(env: Record<string, string>): Promise<Running> {
 }
 
 const metaPath = (up: Upstream, page: string) => `/v1/metadata?url=${encodeURIComponent(up.url(page).href)}`;
-const without = (res: CheckedResponse, ...names: string[]) =>
-  [...res.headers].filter(([name]) => !names.includes(name)).sort(([a], [b]) => a.localeCompare(b));
+const without = (res: CheckedResponse, ...names: string[]) => [...res.headers].filter(([name]) => !names.includes(name)).sort(([a], [b]) => a.localeCompare(b));
 
 const s = suite<{ up: Upstream; svc: Running }>('cached hits answered from the stored answers (memory rate limit)');
 s.before(async (ctx) => {
@@ -146,9 +145,15 @@ s('a hit refused by the rate limit is answered as any 429, counted once', async 
     const path = metaPath(up, '/page?k=4');
     const res: CheckedResponse[] = [];
     for (let i = 0; i < 4; i++) res.push(await checkedRequest(svc.base + path, { localAddress: '127.0.0.63' }));
-    assert.equal(res.map((r) => r.status), [200, 200, 429, 429]);
+    assert.equal(
+      res.map((r) => r.status),
+      [200, 200, 429, 429],
+    );
     assert.equal(svc.pastStored, [path], 'the miss alone: refusals stop at the rate limit');
-    assert.equal(res.map((r) => r.headers.get('x-ratelimit-remaining')), ['1', '0', '0', '0']);
+    assert.equal(
+      res.map((r) => r.headers.get('x-ratelimit-remaining')),
+      ['1', '0', '0', '0'],
+    );
     assert.equal(res[2]!.json, { code: 429, message: res[2]!.json.message });
     assert.ok(Number(res[2]!.headers.get('retry-after')) >= 59);
     const limited = await checkedRequest(svc.base + '/metrics');

@@ -98,7 +98,7 @@ shares("the image proxy charges the client's share too", async ({ up }) => {
   }
 });
 
-shares("image and favicon probes are charged to the client whose request started the extraction", async ({ up, cutHung }) => {
+shares('image and favicon probes are charged to the client whose request started the extraction', async ({ up, cutHung }) => {
   const svc = await startService({ ...ENV, PROBE_IMAGES: 'true', MAX_FETCHES_PER_CLIENT: '1', ENRICH_BUDGET_MS: '1500' });
   try {
     const first = as(svc, meta(up, '/with-hanging-image'), 75);

@@ -13,9 +13,19 @@ const METADATA = ['url', 'prefer', 'allow_fallback'];
 
 words('a swap, a letter too many or too few, a wrong letter, or capitals', () => {
   const typos: Array<[string, string]> = [
-    ['perfer', 'prefer'], ['prefre', 'prefer'], ['prefered', 'prefer'], ['prefr', 'prefer'], ['PREFER', 'prefer'],
-    ['ulr', 'url'], ['ur', 'url'], ['urls', 'url'], ['uri', 'url'], ['URL', 'url'],
-    ['allow_fallbak', 'allow_fallback'], ['allowfallback', 'allow_fallback'], ['allow-fallback', 'allow_fallback'],
+    ['perfer', 'prefer'],
+    ['prefre', 'prefer'],
+    ['prefered', 'prefer'],
+    ['prefr', 'prefer'],
+    ['PREFER', 'prefer'],
+    ['ulr', 'url'],
+    ['ur', 'url'],
+    ['urls', 'url'],
+    ['uri', 'url'],
+    ['URL', 'url'],
+    ['allow_fallbak', 'allow_fallback'],
+    ['allowfallback', 'allow_fallback'],
+    ['allow-fallback', 'allow_fallback'],
   ];
   for (const [given, meant] of typos) assert.is(nearMiss(given, METADATA), meant, given);
 });
@@ -70,7 +80,10 @@ http('ulr instead of url: the 302 to the showcase names url', async ({ up, svc }
 http('several near misses, one entry each; utm tags none', async ({ up, svc }) => {
   const res = await svc.request(`/v1/metadata?url=${page(up)}&utm_source=x&Prefer=twitter&allow_fallbak=false`);
   assert.is(res.status, 200);
-  assert.is(res.headers.get('linkpeek-warning'), '"unknown parameter Prefer; did you mean prefer?", "unknown parameter allow_fallbak; did you mean allow_fallback?"');
+  assert.is(
+    res.headers.get('linkpeek-warning'),
+    '"unknown parameter Prefer; did you mean prefer?", "unknown parameter allow_fallbak; did you mean allow_fallback?"',
+  );
   const clean = await svc.request(`/v1/metadata?url=${page(up)}&utm_source=x&utm_campaign=y&ref=z`);
   assert.is(clean.headers.get('linkpeek-warning'), null);
 });

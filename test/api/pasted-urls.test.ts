@@ -45,8 +45,18 @@ const CARET_PATH = new URL('http://h/{id}^/x').pathname;
 if (CARET_PATH !== '/%7Bid%7D^/x' && CARET_PATH !== '/%7Bid%7D%5E/x') throw new Error(`unexpected URL parser: ${CARET_PATH}`);
 
 const pasted: Array<[string, string, string, string]> = [
-  ['a Google Fonts URL (|)', '/css2?family=Roboto|Open+Sans&display=swap', '/css2?family=Roboto|Open+Sans&display=swap', '/css2?family=Roboto%7COpen+Sans&display=swap'],
-  ['a JSON:API page ([ ])', '/articles?page[number]=2&page[size]=10', '/articles?page[number]=2&page[size]=10', '/articles?page%5Bnumber%5D=2&page%5Bsize%5D=10'],
+  [
+    'a Google Fonts URL (|)',
+    '/css2?family=Roboto|Open+Sans&display=swap',
+    '/css2?family=Roboto|Open+Sans&display=swap',
+    '/css2?family=Roboto%7COpen+Sans&display=swap',
+  ],
+  [
+    'a JSON:API page ([ ])',
+    '/articles?page[number]=2&page[size]=10',
+    '/articles?page[number]=2&page[size]=10',
+    '/articles?page%5Bnumber%5D=2&page%5Bsize%5D=10',
+  ],
   ['braces and a caret in the path', '/{id}^/x', CARET_PATH, '/%7Bid%7D%5E/x'],
   ['braces and a caret in the query', '/search?q={a}^b', '/search?q={a}^b', '/search?q=%7Ba%7D%5Eb'],
   ['a trailing space', '/trailing ', '/trailing', '/trailing'],
@@ -73,7 +83,7 @@ test('the image proxy takes the same URLs', async ({ up, svc }) => {
 
 // Every ASCII punctuation mark but the ones that end or leave the query (#) or that WHATWG
 // percent-encodes there (" ' < > and the space): each of these stays as it is.
-const KEPT_IN_QUERY = "!$%&()*+,-./:;=?@[\\]^_`{|}~";
+const KEPT_IN_QUERY = '!$%&()*+,-./:;=?@[\\]^_`{|}~';
 const EVERY_MARK = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
 
 /** `prefix` then `marks` over and over, cut to exactly 4096 characters. */

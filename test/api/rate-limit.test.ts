@@ -32,8 +32,14 @@ function suiteFor(name: string, env: Record<string, string>, prepare: () => Prom
     const before = Date.now();
     const res = await burst(svc, BAD, 21, '127.0.0.11');
     const after = Date.now();
-    assert.equal(res.slice(0, 20).map((r) => r.status), Array(20).fill(400));
-    assert.equal(res.slice(0, 20).map((r) => r.headers.get('x-ratelimit-remaining')), Array.from({ length: 20 }, (_, i) => String(19 - i)));
+    assert.equal(
+      res.slice(0, 20).map((r) => r.status),
+      Array(20).fill(400),
+    );
+    assert.equal(
+      res.slice(0, 20).map((r) => r.headers.get('x-ratelimit-remaining')),
+      Array.from({ length: 20 }, (_, i) => String(19 - i)),
+    );
     const limited = res[20]!;
     assert.is(limited.status, 429);
     assert.is(limited.headers.get('retry-after'), '10');
@@ -116,7 +122,10 @@ shared('an unreachable Redis falls back to memory: answered, still limited, neve
   const svc = await startService({ ...LIMIT, REDIS_URL: 'redis://127.0.0.1:1' });
   try {
     const res = await burst(svc, BAD, 21, '127.0.0.22');
-    assert.equal(res.map((r) => r.status), [...Array(20).fill(400), 429]);
+    assert.equal(
+      res.map((r) => r.status),
+      [...Array(20).fill(400), 429],
+    );
   } finally {
     await svc.close();
   }

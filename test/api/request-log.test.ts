@@ -22,7 +22,10 @@ test("the target's own fragment is cut too (a raw # sent by a hand-made request)
 });
 
 test('every parameter carrying an encoded # loses its fragment', () => {
-  assert.is(loggedTarget('/v1/metadata?url=https://a.test/%23a&urll=https://b.test/%23b'), '/v1/metadata?url=https%3A%2F%2Fa.test%2F&urll=https%3A%2F%2Fb.test%2F');
+  assert.is(
+    loggedTarget('/v1/metadata?url=https://a.test/%23a&urll=https://b.test/%23b'),
+    '/v1/metadata?url=https%3A%2F%2Fa.test%2F&urll=https%3A%2F%2Fb.test%2F',
+  );
 });
 
 test.run();

@@ -168,9 +168,18 @@ limited('every hit counts against the budget and carries the rate-limit headers;
   const url = ctx.base + metaPath(ctx.up, '/page');
   const res: CheckedResponse[] = [];
   for (let i = 0; i < 4; i++) res.push(await checkedRequest(url, { localAddress: '127.0.0.41' }));
-  assert.equal(res.map((r) => r.status), [200, 200, 200, 429]);
-  assert.equal(res.map((r) => r.headers.get('x-ratelimit-remaining')), ['2', '1', '0', '0']);
-  assert.equal(res.slice(0, 3).map((r) => r.headers.get('x-ratelimit-limit')), ['3', '3', '3']);
+  assert.equal(
+    res.map((r) => r.status),
+    [200, 200, 200, 429],
+  );
+  assert.equal(
+    res.map((r) => r.headers.get('x-ratelimit-remaining')),
+    ['2', '1', '0', '0'],
+  );
+  assert.equal(
+    res.slice(0, 3).map((r) => r.headers.get('x-ratelimit-limit')),
+    ['3', '3', '3'],
+  );
   assert.is(ctx.fetched(), 1);
   assert.is.not(res[3]!.headers.get('cache-control'), 'public, max-age=43200');
   assert.equal(res[3]!.json.code, 429);

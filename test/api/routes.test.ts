@@ -67,14 +67,17 @@ test('a request carrying our own Via is refused as a fetch loop', async () => {
 });
 
 test('an unexpected error is a 500 that shows no stack', async () => {
-  const svc = await startService({ RATE_LIMIT_MAX: '0' }, {
-    metadata: {
-      get: async () => {
-        throw new TypeError('secret internals at /srv/app.js:12');
+  const svc = await startService(
+    { RATE_LIMIT_MAX: '0' },
+    {
+      metadata: {
+        get: async () => {
+          throw new TypeError('secret internals at /srv/app.js:12');
+        },
+        close: async () => {},
       },
-      close: async () => {},
     },
-  });
+  );
   try {
     const res = await svc.request('/v1/metadata?url=https://example.com/');
     assert.is(res.status, 500);

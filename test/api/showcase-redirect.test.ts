@@ -129,7 +129,9 @@ const proxied = suite('the 302 behind a load balancer (TRUST_PROXY)');
 proxied('the scheme is the last X-Forwarded-Proto entry; the host is the Host header, never X-Forwarded-Host', async () => {
   const svc = await startService({ RATE_LIMIT_MAX: '0', TRUST_PROXY: 'true' });
   try {
-    const https = await svc.request('/v1/metadata', { headers: { host: 'linkpeek.example', 'x-forwarded-proto': 'http, https', 'x-forwarded-host': 'evil.example' } });
+    const https = await svc.request('/v1/metadata', {
+      headers: { host: 'linkpeek.example', 'x-forwarded-proto': 'http, https', 'x-forwarded-host': 'evil.example' },
+    });
     assertShowcaseRedirect(https, `https://linkpeek.example/v1/metadata?${SHOWCASE}`);
     const odd = await svc.request('/v1/metadata', { headers: { host: 'linkpeek.example', 'x-forwarded-proto': 'javascript' } });
     assertShowcaseRedirect(odd, `http://linkpeek.example/v1/metadata?${SHOWCASE}`);

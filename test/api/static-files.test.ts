@@ -75,7 +75,7 @@ icon.before(async (ctx) => {
 });
 icon.after(({ svc }) => svc.close());
 
-icon('answers a 32×32 icon with the static files\' caching headers, compressed when asked', async ({ svc }) => {
+icon("answers a 32×32 icon with the static files' caching headers, compressed when asked", async ({ svc }) => {
   const res = await svc.request('/favicon.ico', { headers: { 'accept-encoding': 'gzip' } });
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-type'), 'image/x-icon');
@@ -146,7 +146,7 @@ forms.after(({ build, empty }) => {
   rmSync(empty, { recursive: true, force: true });
 });
 
-forms('the build keeps each file\'s forms under its digest: found for those bytes, never for others', async ({ build }) => {
+forms("the build keeps each file's forms under its digest: found for those bytes, never for others", async ({ build }) => {
   const source = path.join(build, 'source.txt');
   const bytes = text(5000, 'built');
   writeFileSync(source, bytes);

@@ -41,7 +41,10 @@ test('the packed SDK installs alone, type-checks in a strict project and calls a
     assert.is(installCommand, `npm install ../linkpeek/${tarball.filename}`);
     const shipped = tarball.files.map((f) => f.path).sort();
     assert.ok(shipped.includes('dist/client/index.js') && shipped.includes('dist/client/index.d.ts'), shipped.join(' '));
-    assert.equal(shipped.filter((f) => !/^dist\/.*\.(js|d\.ts)$/.test(f)), ['LICENSE', 'README.md', 'package.json']);
+    assert.equal(
+      shipped.filter((f) => !/^dist\/.*\.(js|d\.ts)$/.test(f)),
+      ['LICENSE', 'README.md', 'package.json'],
+    );
 
     const project = path.join(work, 'app');
     cpSync(path.join(root, 'test/client/package-user'), project, { recursive: true });
@@ -53,19 +56,31 @@ test('the packed SDK installs alone, type-checks in a strict project and calls a
     }
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }));
     await run(npm, [...installCommand!.split(' ').slice(1), '--offline', '--no-audit', '--no-fund'], { cwd: project });
-    assert.equal(readdirSync(path.join(project, 'node_modules')).filter((d) => !d.startsWith('.')), ['linkpeek-client']);
+    assert.equal(
+      readdirSync(path.join(project, 'node_modules')).filter((d) => !d.startsWith('.')),
+      ['linkpeek-client'],
+    );
     // The README travels alone: its links must work outside the repository.
     const shippedReadme = readFileSync(path.join(project, 'node_modules/linkpeek-client/README.md'), 'utf8');
     const links = [...shippedReadme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
     assert.ok(links.length > 0);
-    assert.equal(links.filter((href) => !/^https:\/\//.test(href)), [], 'every link of the packed README is absolute');
+    assert.equal(
+      links.filter((href) => !/^https:\/\//.test(href)),
+      [],
+      'every link of the packed README is absolute',
+    );
 
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const config = { BASE_URL: svc.baseUrl, CLOSED_URL: closedUrl, PAGE_URL: up.url('/page').href };
-    writeFileSync(path.join(project, 'config.ts'), Object.entries(config).map(([k, v]) => `export const ${k} = ${JSON.stringify(v)};\n`).join(''));
+    writeFileSync(
+      path.join(project, 'config.ts'),
+      Object.entries(config)
+        .map(([k, v]) => `export const ${k} = ${JSON.stringify(v)};\n`)
+        .join(''),
+    );
 
     await run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', project, '--pretty', 'false']).catch((err: { stdout: string }) => {
       assert.unreachable(`tsc on the strict project (main.ts and the READMEs' TypeScript blocks, readme-<file>-<line>.ts) failed:\n${err.stdout}`);

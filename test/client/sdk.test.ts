@@ -95,8 +95,14 @@ test('throwOnError: no answer at all rejects with the TypeError fetch threw', as
 
 test('a missing or relative baseUrl: createClient throws, a call resolves with the TypeError in `error` (rejects under throwOnError), saying what to pass', async () => {
   const fix = "pass the service's absolute URL: createClient({ baseUrl: 'https://linkpeek.example' }), or client.setConfig({ baseUrl })";
-  assert.throws(() => createClient({} as { baseUrl: string }), (err: Error) => err instanceof TypeError && err.message === `linkpeek-client: no baseUrl: ${fix}`);
-  assert.throws(() => createClient({ baseUrl: '/v1' }), (err: Error) => err.message === `linkpeek-client: baseUrl "/v1" is not an absolute http(s) URL: ${fix}`);
+  assert.throws(
+    () => createClient({} as { baseUrl: string }),
+    (err: Error) => err instanceof TypeError && err.message === `linkpeek-client: no baseUrl: ${fix}`,
+  );
+  assert.throws(
+    () => createClient({ baseUrl: '/v1' }),
+    (err: Error) => err.message === `linkpeek-client: baseUrl "/v1" is not an absolute http(s) URL: ${fix}`,
+  );
   // The default client has no base URL until one is set: the call resolves with the TypeError in
   // `error`, like a request that got no answer, and rejects with it under throwOnError.
   const unset = await getMetadata({ query: { url: up.url('/page').href } });

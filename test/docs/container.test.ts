@@ -38,7 +38,10 @@ test('the runtime stage takes the pruned tree, runs as the unprivileged node use
   assert.match(runtime, /^COPY --from=build \/app \/app$/m);
   assert.match(runtime, /^USER node$/m);
   const cmd = instructions.filter((i) => i.op === 'CMD');
-  assert.equal(cmd.map((i) => JSON.parse(i.arg) as string[]), [['node', COMPILED_MAIN]]);
+  assert.equal(
+    cmd.map((i) => JSON.parse(i.arg) as string[]),
+    [['node', COMPILED_MAIN]],
+  );
   assert.match(read('.ci/production-path'), /serve_and_stop "\$work\/built" \$entry/);
 });
 
@@ -63,7 +66,9 @@ test('compose.yaml: the service built from the Dockerfile, pointed at the Redis 
 });
 
 test('.dockerignore leaves out what the build makes afresh', () => {
-  const ignored = read('.dockerignore').split('\n').filter((l) => l && !l.startsWith('#'));
+  const ignored = read('.dockerignore')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'));
   for (const entry of ['.git', 'node_modules', 'dist']) assert.ok(ignored.includes(entry), entry);
 });
 

@@ -43,7 +43,13 @@ test('every code block of the three READMEs has a check', () => {
 
 test('a CSS block shows the rules of the height-reserve snippet the service ships', () => {
   // Comments and white space aside, the block and element/linkpeek-preview.css are the same rules.
-  const rules = (css: string) => css.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\s+/g, ' ').replace(/ ?([{};:]) ?/g, '$1').replace(/;}/g, '}').trim();
+  const rules = (css: string) =>
+    css
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\s+/g, ' ')
+      .replace(/ ?([{};:]) ?/g, '$1')
+      .replace(/;}/g, '}')
+      .trim();
   const css = blocks.filter((b) => b.lang === 'css');
   assert.ok(css.length >= 1);
   for (const block of css) assert.is(rules(block.text), rules(read('element/linkpeek-preview.css')), where(block));

@@ -32,9 +32,7 @@ export async function startAssetServer(
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
   });
-  const server = options.tls
-    ? https.createServer(TEST_TLS, app.callback())
-    : http.createServer(app.callback());
+  const server = options.tls ? https.createServer(TEST_TLS, app.callback()) : http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

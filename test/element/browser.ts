@@ -25,8 +25,7 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 }
 
-const isLoopback = (url: URL) =>
-  url.protocol === 'data:' || url.protocol === 'about:' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+const isLoopback = (url: URL) => url.protocol === 'data:' || url.protocol === 'about:' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
 
 export interface TestPage {
   page: Page;
@@ -100,11 +99,7 @@ export type CardState = 'loading' | 'ready' | 'error';
 
 /** Waits until the element reports `state` through its custom state (:state()). */
 export async function waitForState(page: Page, state: CardState, id = 'preview', timeout = 5000): Promise<void> {
-  await page.waitForFunction(
-    ({ id, state }) => document.getElementById(id)?.matches(`:state(${state})`) ?? false,
-    { id, state },
-    { timeout },
-  );
+  await page.waitForFunction(({ id, state }) => document.getElementById(id)?.matches(`:state(${state})`) ?? false, { id, state }, { timeout });
 }
 
 /**

@@ -24,9 +24,7 @@ const DIST = path.join(ROOT, 'dist/element/component.js');
  */
 function elementSources(): string[] {
   const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)],
-    );
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
   return walk(path.join(ROOT, 'element')).filter((file) => file.endsWith('.ts'));
 }
 
@@ -34,10 +32,7 @@ let assets: AssetServer;
 let missing: AssetServer;
 
 test.before(async () => {
-  [assets, missing] = await Promise.all([
-    startAssetServer(),
-    startAssetServer({ bundlePath: path.join(ROOT, 'dist/element/not-built.js') }),
-  ]);
+  [assets, missing] = await Promise.all([startAssetServer(), startAssetServer({ bundlePath: path.join(ROOT, 'dist/element/not-built.js') })]);
 });
 test.after(async () => {
   await Promise.all([assets?.close(), missing?.close()]);
@@ -46,7 +41,11 @@ test.after(async () => {
 test('dist/element/component.js is newer than every element/ source file', () => {
   const built = statSync(DIST).mtimeMs;
   const stale = elementSources().filter((file) => statSync(file).mtimeMs > built);
-  assert.equal(stale.map((f) => path.relative(ROOT, f)), [], 'run npm run build:element');
+  assert.equal(
+    stale.map((f) => path.relative(ROOT, f)),
+    [],
+    'run npm run build:element',
+  );
 });
 
 test('dist/element/component.js is byte for byte what a fresh build of element/ and generated/ makes', async () => {
@@ -145,7 +144,12 @@ test('GET / escapes the configured showcase URL', async () => {
 });
 
 test('other paths and methods pass through to the next middleware', async () => {
-  for (const [method, url] of [['GET', '/component.json'], ['POST', '/component.js'], ['GET', '/index.html'], ['DELETE', '/']]) {
+  for (const [method, url] of [
+    ['GET', '/component.json'],
+    ['POST', '/component.js'],
+    ['GET', '/index.html'],
+    ['DELETE', '/'],
+  ]) {
     const res = await fetch(`${assets.baseUrl}${url}`, { method });
     assert.is(res.status, 404, `${method} ${url}`);
     await res.arrayBuffer();

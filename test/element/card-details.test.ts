@@ -77,7 +77,7 @@ test('the site name shows beside the favicon; without one, the host name', async
   await snapshot(page, 'site-name', 'named');
 });
 
-test('author and date show on a second line, the date in the viewer\'s locale', async () => {
+test("author and date show on a second line, the date in the viewer's locale", async () => {
   const meta = { site_name: 'Tide Times', author: 'Ana Ruiz', published_time: '2024-05-01T09:30:00.000Z' };
   const english = await pageIn('en-US');
   const german = await pageIn('de-DE');
@@ -105,7 +105,7 @@ test('author alone, or date alone, shows without a separator; neither hides the 
   assert.not.ok(author.bylineHidden);
 });
 
-test('a date given without a time stays on its day in every time zone; an instant shows the viewer\'s day', async () => {
+test("a date given without a time stays on its day in every time zone; an instant shows the viewer's day", async () => {
   const page = await pageIn('en-US', 'America/Los_Angeles');
   const dateOnly = await render(page, { published_time: '2024-05-01T00:00:00.000Z' }, 'day');
   const instant = await render(page, { published_time: '2024-05-01T03:00:00.000Z' }, 'instant');
@@ -113,7 +113,7 @@ test('a date given without a time stays on its day in every time zone; an instan
   assert.is(instant.byline, 'Apr 30, 2024', '03:00 UTC is the evening before in Los Angeles');
 });
 
-test('lang marks the card with the page\'s language (the byline\'s date with the viewer\'s); without it, lang="" (unknown), not the embedding page\'s', async () => {
+test("lang marks the card with the page's language (the byline's date with the viewer's); without it, lang=\"\" (unknown), not the embedding page's", async () => {
   const page = await pageIn();
   await render(page, { lang: 'fr-CA', title: 'Les cuvettes de marée' });
   const langs = () =>
@@ -121,8 +121,11 @@ test('lang marks the card with the page\'s language (the byline\'s date with the
       const root = document.getElementById('preview')!.shadowRoot!;
       return ['title', 'description', 'byline'].map((p) => root.querySelector(`[part=${p}]`)!.closest('[lang]')?.getAttribute('lang') ?? null);
     });
-  assert.equal(await langs(), ['fr-CA', 'fr-CA', 'en-US'], 'the date is in the viewer\'s locale');
-  await page.evaluate((meta) => document.getElementById('preview')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })));
+  assert.equal(await langs(), ['fr-CA', 'fr-CA', 'en-US'], "the date is in the viewer's locale");
+  await page.evaluate(
+    (meta) => document.getElementById('preview')!.setAttribute('data-meta', meta),
+    JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })),
+  );
   await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
   assert.equal(await langs(), ['', '', 'en-US'], 'lang="": not the embedding page\'s language either');
 });

@@ -52,7 +52,10 @@ async function render(page: TestPage['page'], overrides: Partial<DataMeta>, id =
 }
 
 const box = (page: TestPage['page'], id: string, part: string) =>
-  page.evaluate(({ id, part }) => document.getElementById(id)!.shadowRoot!.querySelector(`[part=${part}]`)!.getBoundingClientRect().toJSON() as DOMRect, { id, part });
+  page.evaluate(({ id, part }) => document.getElementById(id)!.shadowRoot!.querySelector(`[part=${part}]`)!.getBoundingClientRect().toJSON() as DOMRect, {
+    id,
+    part,
+  });
 
 test('compact layout: a portrait image stays a square thumbnail, cropped, and does not stretch the card', async () => {
   const page = await freshPage();
@@ -70,7 +73,7 @@ test('compact layout: a portrait image stays a square thumbnail, cropped, and do
 const fitOf = (page: TestPage['page'], id = 'preview') =>
   page.evaluate((id) => getComputedStyle(document.getElementById(id)!.shadowRoot!.querySelector('[part=image]')!).objectFit, id);
 
-test('a square image stays in the banner\'s frame, shown whole: the card keeps the height reserved for it', async () => {
+test("a square image stays in the banner's frame, shown whole: the card keeps the height reserved for it", async () => {
   const page = await freshPage();
   const card = await render(page, { image: image('square.png', 300, 300) });
   assert.is(card.shape, 'banner');
@@ -80,7 +83,7 @@ test('a square image stays in the banner\'s frame, shown whole: the card keeps t
   await snapshot(page, 'square-in-banner');
 });
 
-test('a portrait image is shown whole in the banner\'s frame; a wide one covers it', async () => {
+test("a portrait image is shown whole in the banner's frame; a wide one covers it", async () => {
   const page = await freshPage();
   await render(page, { image: image('portrait.png', 200, 600) }, 'portrait');
   await render(page, { image: image('wide.png', 600, 314) }, 'wide');

@@ -25,7 +25,10 @@ const PAIRS: [string, keyof Palette, keyof Palette, number][] = [
 /** The page behind the card: Chromium's Canvas colour on a page with color-scheme: light dark. */
 const PAGE = { light: '#ffffff', dark: '#121212' };
 
-for (const [scheme, palette] of [['light', LIGHT], ['dark', DARK]] as const) {
+for (const [scheme, palette] of [
+  ['light', LIGHT],
+  ['dark', DARK],
+] as const) {
   test(`palette (${scheme}): every pair passes WCAG AA`, () => {
     for (const [what, fg, bg, minimum] of PAIRS) {
       const ratio = contrastRatio(palette[fg], palette[bg]);
@@ -73,7 +76,7 @@ for (const scheme of ['light', 'dark'] as const) {
       await waitForState(tab.page, 'error', 'error');
       const rendered: Rendered = await tab.page.evaluate(() => {
         const background = (el: Element): string => {
-          for (let node: Element | null = el; node; node = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host ?? null)) {
+          for (let node: Element | null = el; node; node = node.parentElement ?? (node.getRootNode() as ShadowRoot).host ?? null) {
             const color = getComputedStyle(node).backgroundColor;
             if (color !== 'rgba(0, 0, 0, 0)' && color !== 'transparent') return color;
           }
@@ -142,7 +145,10 @@ for (const scheme of ['light', 'dark'] as const) {
       const look = () =>
         tab.page.evaluate(() => {
           const root = document.getElementById('preview')!.shadowRoot!;
-          return { outline: getComputedStyle(root.querySelector('[part=card]')!).borderTopColor, title: getComputedStyle(root.querySelector('[part=title]')!).textDecorationLine };
+          return {
+            outline: getComputedStyle(root.querySelector('[part=card]')!).borderTopColor,
+            title: getComputedStyle(root.querySelector('[part=title]')!).textDecorationLine,
+          };
         });
       const resting = await look();
       await tab.page.hover('#preview');

@@ -56,13 +56,19 @@ test('auto theme follows a page whose color-scheme changes at run time', async (
   await waitForState(page, 'ready');
   assert.is(await cardBackground(page), 'rgb(255, 255, 255)');
   await page.evaluate(() => (document.documentElement.style.colorScheme = 'dark'));
-  await page.waitForFunction(() => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=card]')!).backgroundColor === 'rgb(22, 27, 34)');
+  await page.waitForFunction(
+    () => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=card]')!).backgroundColor === 'rgb(22, 27, 34)',
+  );
   // Back to no declaration on a dark OS: the card follows the OS again.
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.evaluate(() => (document.documentElement.style.colorScheme = 'light'));
-  await page.waitForFunction(() => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=card]')!).backgroundColor === 'rgb(255, 255, 255)');
+  await page.waitForFunction(
+    () => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=card]')!).backgroundColor === 'rgb(255, 255, 255)',
+  );
   await page.evaluate(() => (document.documentElement.style.colorScheme = ''));
-  await page.waitForFunction(() => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=card]')!).backgroundColor === 'rgb(22, 27, 34)');
+  await page.waitForFunction(
+    () => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=card]')!).backgroundColor === 'rgb(22, 27, 34)',
+  );
 });
 
 test('"Preview unavailable" without a URL is not a link and shows no arrow; with a URL the arrow shows', async () => {
@@ -71,7 +77,8 @@ test('"Preview unavailable" without a URL is not a link and shows no arrow; with
   await mount(page, { 'data-meta': '{', 'data-url': `${ORIGIN}/gone` }, 'linked');
   await waitForState(page, 'error', 'none');
   await waitForState(page, 'error', 'linked');
-  const arrow = (id: string) => page.evaluate((id) => getComputedStyle(document.getElementById(id)!.shadowRoot!.querySelector('[part=title]')!, '::after').content, id);
+  const arrow = (id: string) =>
+    page.evaluate((id) => getComputedStyle(document.getElementById(id)!.shadowRoot!.querySelector('[part=title]')!, '::after').content, id);
   assert.equal([(await readCard(page, 'none')).href, await arrow('none')], [null, 'none']);
   assert.is(await arrow('linked'), '" ↗" / "(opens in a new tab)"');
   assert.equal((await accessibleLinks(page)).length, 1, 'only the card with a URL is a link');
@@ -111,7 +118,7 @@ test('the byline keeps to one line, and an author who is the site name is not re
   await snapshot(page, 'byline-one-line', 'long');
 });
 
-test('sizes follow the reader\'s font size (rem): at 20px the text and the favicon grow by 25%', async () => {
+test("sizes follow the reader's font size (rem): at 20px the text and the favicon grow by 25%", async () => {
   const page = await freshPage();
   const sizes = () =>
     page.evaluate(() => {
@@ -124,12 +131,28 @@ test('sizes follow the reader\'s font size (rem): at 20px the text and the favic
   const base = await sizes();
   assert.equal(base.map(Math.round), [14, 15, 16]);
   await page.evaluate(() => (document.documentElement.style.fontSize = '20px'));
-  assert.equal(await sizes(), base.map((size) => size * 1.25));
+  assert.equal(
+    await sizes(),
+    base.map((size) => size * 1.25),
+  );
 });
 
 test('the play badge is announced: "Video" is part of the link\'s name', async () => {
   const page = await freshPage();
-  const embed = { type: 'video' as const, provider_name: null, provider_url: null, title: null, author_name: null, author_url: null, thumbnail_url: null, thumbnail_width: null, thumbnail_height: null, width: null, height: null, html: null };
+  const embed = {
+    type: 'video' as const,
+    provider_name: null,
+    provider_url: null,
+    title: null,
+    author_name: null,
+    author_url: null,
+    thumbnail_url: null,
+    thumbnail_width: null,
+    thumbnail_height: null,
+    width: null,
+    height: null,
+    html: null,
+  };
   await mount(page, { 'data-meta': meta({ embed, title: 'Low tide, time-lapse' }) });
   await waitForState(page, 'ready');
   assert.is((await accessibleLinks(page))[0]!.name, 'Video Low tide, time-lapse 127.0.0.1 (opens in a new tab)');

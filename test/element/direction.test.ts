@@ -38,12 +38,20 @@ async function render(path: string, overrides: Partial<DataMeta>, attributes: Re
 const ARABIC_TITLE = 'برك المد والجزر على الساحل الشمالي';
 
 test('on a right-to-left page the compact thumbnail sits at the right edge with its margin, and the stripe is on the right', async () => {
-  const page = await render('/rtl', { image: { url: `${upstream.origin}/square.png`, width: 300, height: 300 }, theme_color: '#0a58ca', title: ARABIC_TITLE, lang: 'ar' }, { 'data-layout': 'compact' });
+  const page = await render(
+    '/rtl',
+    { image: { url: `${upstream.origin}/square.png`, width: 300, height: 300 }, theme_color: '#0a58ca', title: ARABIC_TITLE, lang: 'ar' },
+    { 'data-layout': 'compact' },
+  );
   await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('img')!.complete);
   const edges = await page.evaluate(() => {
     const root = document.getElementById('preview')!.shadowRoot!;
     const [card, media] = ['card', 'media'].map((p) => root.querySelector(`[part=${p}]`)!.getBoundingClientRect());
-    return { right: Math.round(card!.right - media!.right), left: Math.round(media!.left - card!.left), shadow: getComputedStyle(root.querySelector('[part=card]')!).boxShadow };
+    return {
+      right: Math.round(card!.right - media!.right),
+      left: Math.round(media!.left - card!.left),
+      shadow: getComputedStyle(root.querySelector('[part=card]')!).boxShadow,
+    };
   });
   assert.is(edges.right, 13, '12px margin and the 1px border at the right');
   assert.ok(edges.left > 300);
@@ -66,13 +74,23 @@ const directions = (page: TestPage['page']) =>
   });
 
 test('English text on a right-to-left page runs left to right (its punctuation stays at its end)', async () => {
-  const page = await render('/rtl', { site_name: 'Tide Times', author: 'Ana Ruiz', published_time: '2024-05-01T09:30:00.000Z', title: 'Tide pools (a guide)!' });
+  const page = await render('/rtl', {
+    site_name: 'Tide Times',
+    author: 'Ana Ruiz',
+    published_time: '2024-05-01T09:30:00.000Z',
+    title: 'Tide pools (a guide)!',
+  });
   assert.equal(await directions(page), { title: 'ltr', description: 'ltr', host: 'ltr', byline: 'ltr' });
   await snapshot(page, 'rtl-english');
 });
 
 test('Arabic text on a left-to-right page runs right to left, aligned to the right', async () => {
-  const page = await render('/test-page', { title: ARABIC_TITLE, description: 'دليل ميداني إلى شقائق النعمان ونجوم البحر', site_name: 'أخبار المد', lang: 'ar' });
+  const page = await render('/test-page', {
+    title: ARABIC_TITLE,
+    description: 'دليل ميداني إلى شقائق النعمان ونجوم البحر',
+    site_name: 'أخبار المد',
+    lang: 'ar',
+  });
   const found = await directions(page);
   assert.equal([found.title, found.description, found.host], ['rtl', 'rtl', 'rtl']);
   const align = await page.evaluate(() => {
@@ -89,7 +107,10 @@ test('the card carries the page\'s language; without one, lang="" (unknown), not
   const page = await render('/test-page', { lang: 'fr-CA', title: 'Les cuvettes de marée' });
   const lang = () => page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=card]')!.getAttribute('lang'));
   assert.is(await lang(), 'fr-CA');
-  await page.evaluate((meta) => document.getElementById('preview')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })));
+  await page.evaluate(
+    (meta) => document.getElementById('preview')!.setAttribute('data-meta', meta),
+    JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })),
+  );
   await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
   assert.is(await lang(), '');
 });

@@ -23,7 +23,9 @@ const docs = suite<Ctx>('/docs in Chromium');
 docs.before(async (ctx) => {
   ctx.browser = await launchBrowser();
   ctx.svc = await startService({ RATE_LIMIT_MAX: '0' });
-  ctx.upstream = await startUpstream({ '/article': { type: 'text/html', body: '<!doctype html><title>Tried out</title><meta property="og:title" content="Tried out">' } });
+  ctx.upstream = await startUpstream({
+    '/article': { type: 'text/html', body: '<!doctype html><title>Tried out</title><meta property="og:title" content="Tried out">' },
+  });
   ctx.tab = await openPage(ctx.browser);
   ctx.consoleErrors = [];
   ctx.tab.page.on('console', (message) => {
@@ -75,7 +77,7 @@ docs('/docs/ with a trailing slash shows the same reference', async ({ svc, tab,
   assert.equal(consoleErrors, []);
 });
 
-docs('follows the reader\'s dark mode, also when it changes while the page is open', async ({ svc, tab }) => {
+docs("follows the reader's dark mode, also when it changes while the page is open", async ({ svc, tab }) => {
   const background = () => tab.page.evaluate(() => getComputedStyle(document.querySelector('.swagger-ui')!).backgroundColor);
   const darkClass = () => tab.page.evaluate(() => document.documentElement.classList.contains('dark-mode'));
   await tab.reset(`${svc.baseUrl}/docs`, 'dark');

@@ -22,7 +22,8 @@ let front: SlowFront;
 let embedder: AssetServer;
 let tab: TestPage;
 
-const PARAGRAPH = '<p>Tide pools form where the sea leaves water behind in hollows of the rock at low tide. ' +
+const PARAGRAPH =
+  '<p>Tide pools form where the sea leaves water behind in hollows of the rock at low tide. ' +
   'Anemones, sea stars, crabs and snails live there between two worlds, and a careful visitor can watch them for hours.</p>';
 
 const article = (origin: string, image: string, size = '') =>
@@ -52,7 +53,15 @@ test.before(async () => {
     `<style>body{margin:24px auto;max-width:40rem;font:16px/1.5 serif}linkpeek-preview{margin:16px 0}</style>` +
     `<script type="module" src="${front.origin}/component.js"></script></head><body>` +
     `${PARAGRAPH}<linkpeek-preview id="preview" data-url="${url}" data-layout="${layout}"></linkpeek-preview>${PARAGRAPH.repeat(8)}</body></html>`;
-  embedder = await startAssetServer({ pages: { '/banner': page(`${origin}/banner`), '/square': page(`${origin}/square`), '/broken': page(`${origin}/broken`), '/gone': page(`${origin}/gone`), '/compact': page(`${origin}/square`, 'compact') } });
+  embedder = await startAssetServer({
+    pages: {
+      '/banner': page(`${origin}/banner`),
+      '/square': page(`${origin}/square`),
+      '/broken': page(`${origin}/broken`),
+      '/gone': page(`${origin}/gone`),
+      '/compact': page(`${origin}/square`, 'compact'),
+    },
+  });
 });
 
 test.after(async () => {
@@ -66,17 +75,22 @@ async function cls(path: string, imageFails = false): Promise<number> {
     await tab.page.addInitScript(() => {
       const shifts: number[] = ((window as unknown as { shifts: number[] }).shifts = []);
       new PerformanceObserver((list) => {
-        for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!entry.hadRecentInput) shifts.push(entry.value);
+        for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
+          if (!entry.hadRecentInput) shifts.push(entry.value);
       }).observe({ type: 'layout-shift', buffered: true });
     });
   }
   await tab.reset(`${embedder.baseUrl}${path}`);
   await waitForSettled(tab.page);
   // The image shown, or (failed directly and through the proxy) taken away.
-  await tab.page.waitForFunction((imageFails) => {
-    const img = document.getElementById('preview')!.shadowRoot!.querySelector('img')!;
-    return imageFails ? !img.hasAttribute('src') : img.complete && img.naturalWidth > 0;
-  }, imageFails, { timeout: 10_000 });
+  await tab.page.waitForFunction(
+    (imageFails) => {
+      const img = document.getElementById('preview')!.shadowRoot!.querySelector('img')!;
+      return imageFails ? !img.hasAttribute('src') : img.complete && img.naturalWidth > 0;
+    },
+    imageFails,
+    { timeout: 10_000 },
+  );
   // Two frames and a little more for the last entries to be delivered.
   await tab.page.waitForTimeout(500);
   return tab.page.evaluate(() => (window as unknown as { shifts: number[] }).shifts.reduce((sum, value) => sum + value, 0));
@@ -120,7 +134,7 @@ async function heightsOf(path: string): Promise<{ reserved: number; loading: num
   return { reserved, loading, ready: await height(), badge };
 }
 
-test('the reserve of /linkpeek-preview.css is the loading card\'s height, and a banner card ends at it', async () => {
+test("the reserve of /linkpeek-preview.css is the loading card's height, and a banner card ends at it", async () => {
   const { reserved, loading, ready: withBadge, badge } = await heightsOf('/banner');
   const ready = withBadge - badge;
   assert.ok(reserved > 300, `reserved ${reserved}px`);

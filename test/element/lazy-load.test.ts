@@ -51,13 +51,18 @@ test.before(async () => {
       // Five columns: every card is in view at once.
       '/grid': testPageHtml(component, `${RECORD_SETTLES}<style>body{display:grid;grid-template-columns:repeat(5,1fr);gap:8px}</style>${cardsHtml(urls)}`),
       // One card in view, one far below the fold.
-      '/long': testPageHtml(component, cardsHtml([`${upstream.origin}/article-0?long`, `${upstream.origin}/article-1?long`], '<div style="height:3000px"></div>')),
+      '/long': testPageHtml(
+        component,
+        cardsHtml([`${upstream.origin}/article-0?long`, `${upstream.origin}/article-1?long`], '<div style="height:3000px"></div>'),
+      ),
       // A 300 px scrolling pane in view: a card at its top, one 50 px below its visible part, one far below.
-      '/pane':
-        testPageHtml(component, `<div id="pane" style="height:300px;overflow:auto">` +
+      '/pane': testPageHtml(
+        component,
+        `<div id="pane" style="height:300px;overflow:auto">` +
           `<div style="height:350px">${cardsHtml([`${upstream.origin}/article-2?pane`])}</div>` +
           `<div style="height:2000px">${cardsHtml([`${upstream.origin}/article-3?pane`]).replace('card-0', 'card-1')}</div>` +
-          `${cardsHtml([`${upstream.origin}/article-4?pane`]).replace('card-0', 'card-2')}</div>`),
+          `${cardsHtml([`${upstream.origin}/article-4?pane`]).replace('card-0', 'card-2')}</div>`,
+      ),
     },
   });
 });
@@ -98,7 +103,10 @@ test('an off-screen card makes no request until it is scrolled near the viewport
     // One observer reports both cards at once: by the time the first has asked, the second was seen off-screen.
     await waitForState(tab.page, 'ready', 'card-0');
     assert.is((await readCard(tab.page, 'card-1')).state, 'loading');
-    assert.equal(tab.requested.filter((url) => url.includes('/v1/metadata')), [apiUrl(near)]);
+    assert.equal(
+      tab.requested.filter((url) => url.includes('/v1/metadata')),
+      [apiUrl(near)],
+    );
     // Scrolled to 100 px above the card: still out of sight, but near enough to ask.
     const asked = tab.page.waitForRequest(apiUrl(far));
     await tab.page.evaluate(() => {
@@ -106,7 +114,10 @@ test('an off-screen card makes no request until it is scrolled near the viewport
       window.scrollBy(0, card.getBoundingClientRect().top - window.innerHeight - 100);
     });
     await asked;
-    assert.ok(await tab.page.evaluate(() => document.getElementById('card-1')!.getBoundingClientRect().top > window.innerHeight), 'the card is still below the fold');
+    assert.ok(
+      await tab.page.evaluate(() => document.getElementById('card-1')!.getBoundingClientRect().top > window.innerHeight),
+      'the card is still below the fold',
+    );
     await waitForState(tab.page, 'ready', 'card-1');
     assert.is((await readCard(tab.page, 'card-1')).title, 'Article 1');
   } finally {
@@ -114,7 +125,7 @@ test('an off-screen card makes no request until it is scrolled near the viewport
   }
 });
 
-test('in a scrolling pane a card starts when it nears the pane\'s visible part, not only once it is scrolled into sight', async () => {
+test("in a scrolling pane a card starts when it nears the pane's visible part, not only once it is scrolled into sight", async () => {
   const tab = await openPage(browser);
   try {
     const [top, below, far] = [2, 3, 4].map((i) => `${upstream.origin}/article-${i}?pane`);
@@ -123,8 +134,10 @@ test('in a scrolling pane a card starts when it nears the pane\'s visible part, 
     await askedBelow;
     await waitForState(tab.page, 'ready', 'card-1');
     assert.ok(
-      await tab.page.evaluate(() => document.getElementById('card-1')!.getBoundingClientRect().top > document.getElementById('pane')!.getBoundingClientRect().bottom),
-      'the card is below the pane\'s visible part',
+      await tab.page.evaluate(
+        () => document.getElementById('card-1')!.getBoundingClientRect().top > document.getElementById('pane')!.getBoundingClientRect().bottom,
+      ),
+      "the card is below the pane's visible part",
     );
     assert.equal(tab.requested.filter((url) => url.includes('/v1/metadata')).sort(), [apiUrl(top!), apiUrl(below!)].sort());
     // Scrolled inside the pane to 100 px above the far card: still hidden, near enough to ask.
@@ -156,7 +169,12 @@ async function againstRefusingApi(
   const refusing = http.createServer((_req, res) => {
     arrivals.push(Date.now());
     res
-      .writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter(), 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Retry-After' })
+      .writeHead(429, {
+        'content-type': 'application/json',
+        'retry-after': retryAfter(),
+        'access-control-allow-origin': '*',
+        'access-control-expose-headers': 'Retry-After',
+      })
       .end('{"code":429,"message":"Too many requests."}');
   });
   await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
@@ -165,11 +183,14 @@ async function againstRefusingApi(
     await tab.reset(`${embedder.baseUrl}/long`);
     const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
     if (pageClock) await tab.page.clock.install();
-    await tab.page.evaluate(([endpoint, url]) => {
-      const card = document.getElementById('card-0')!;
-      card.dataset.endpoint = endpoint;
-      card.dataset.url = url;
-    }, [endpoint, pageUrl] as const);
+    await tab.page.evaluate(
+      ([endpoint, url]) => {
+        const card = document.getElementById('card-0')!;
+        card.dataset.endpoint = endpoint;
+        card.dataset.url = url;
+      },
+      [endpoint, pageUrl] as const,
+    );
     await settled(tab, arrivals);
     return arrivals;
   } finally {

@@ -29,7 +29,10 @@ test.before(async () => {
   tab = await openPage(browser);
   await tab.page.route(PROVIDER_HOSTS, (route) => {
     providerRequests.push(route.request().url());
-    return route.fulfill({ contentType: 'text/html', body: '<!doctype html><body style="margin:0;background:#111;color:#fff;font:20px sans-serif">stand-in player</body>' });
+    return route.fulfill({
+      contentType: 'text/html',
+      body: '<!doctype html><body style="margin:0;background:#111;color:#fff;font:20px sans-serif">stand-in player</body>',
+    });
   });
 });
 
@@ -58,7 +61,17 @@ const EMBED = {
 async function videoCard(url: string, overrides: Partial<DataMeta> = {}) {
   await tab.reset(`${assets.baseUrl}/test-page`);
   providerRequests.length = 0;
-  await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { url, title: 'Low tide, time-lapse', image: { url: `${upstream.origin}/thumb.png`, width: 480, height: 270 }, embed: EMBED, ...overrides })) });
+  await mount(tab.page, {
+    'data-meta': JSON.stringify(
+      metadataFor(upstream.origin, {
+        url,
+        title: 'Low tide, time-lapse',
+        image: { url: `${upstream.origin}/thumb.png`, width: 480, height: 270 },
+        embed: EMBED,
+        ...overrides,
+      }),
+    ),
+  });
   await waitForState(tab.page, 'ready');
   await tab.page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('img')!.complete);
 }
@@ -66,7 +79,9 @@ async function videoCard(url: string, overrides: Partial<DataMeta> = {}) {
 const frame = () =>
   tab.page.evaluate(() => {
     const iframe = document.getElementById('preview')!.shadowRoot!.querySelector('iframe');
-    return iframe && { src: iframe.src, sandbox: iframe.getAttribute('sandbox'), allow: iframe.allow, title: iframe.title, referrerPolicy: iframe.referrerPolicy };
+    return (
+      iframe && { src: iframe.src, sandbox: iframe.getAttribute('sandbox'), allow: iframe.allow, title: iframe.title, referrerPolicy: iframe.referrerPolicy }
+    );
   });
 
 const cases: [name: string, pageUrl: string, player: string][] = [
@@ -94,7 +109,10 @@ for (const [name, pageUrl, player] of cases) {
       referrerPolicy: 'strict-origin-when-cross-origin',
     });
     assert.ok(providerRequests.includes(player), `the player was loaded: ${providerRequests.join(', ')}`);
-    assert.not.ok(providerRequests.some((url) => url.includes('evil.example')), 'embed.html is never read');
+    assert.not.ok(
+      providerRequests.some((url) => url.includes('evil.example')),
+      'embed.html is never read',
+    );
     assert.is(tab.page.context().pages().length, pages, 'the link was not followed');
   });
 }
@@ -113,12 +131,21 @@ test('the player fills the image frame', async () => {
   await snapshot(tab.page, 'play-in-place');
 });
 
-test('an ID that is not of the provider\'s form, or another site with a video embed, keeps the link: no player', async () => {
-  for (const url of ['https://www.youtube.com/watch?v=short', 'https://www.youtube.com/watch?v=dQw4w9WgXcQ/../x', 'https://vimeo.com/channels/staffpicks', `${upstream.origin}/video`]) {
+test("an ID that is not of the provider's form, or another site with a video embed, keeps the link: no player", async () => {
+  for (const url of [
+    'https://www.youtube.com/watch?v=short',
+    'https://www.youtube.com/watch?v=dQw4w9WgXcQ/../x',
+    'https://vimeo.com/channels/staffpicks',
+    `${upstream.origin}/video`,
+  ]) {
     await videoCard(url);
     const card = await readCard(tab.page);
     assert.is(card.href, new URL(url).href);
-    assert.is(await tab.page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=play]')!.getAttribute('aria-label')), 'Video', 'the embed still marks a video');
+    assert.is(
+      await tab.page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=play]')!.getAttribute('aria-label')),
+      'Video',
+      'the embed still marks a video',
+    );
     // The page keeps the link from opening a tab; the card's own handler has run by then.
     await tab.page.evaluate(() => document.addEventListener('click', (event) => event.preventDefault()));
     await tab.page.locator('#preview').locator('[part=play]').click();

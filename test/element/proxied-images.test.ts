@@ -35,8 +35,12 @@ test.before(async () => {
       body: `<!doctype html><title>Article ${i}</title><meta property="og:image" content="${upstream.origin}/photo-${i}.png"><link rel="icon" href="${upstream.origin}/icon.png">`,
     };
   }
-  const cards = Array.from({ length: CARDS }, (_, i) => `<linkpeek-preview id="card-${i}" data-url="${upstream.origin}/article-${i}"></linkpeek-preview>`).join('');
-  embedder = await startAssetServer({ pages: { '/feed': testPageHtml(`${service.baseUrl}/component.js`, cards), '/embed': testPageHtml(`${service.baseUrl}/component.js`) } });
+  const cards = Array.from({ length: CARDS }, (_, i) => `<linkpeek-preview id="card-${i}" data-url="${upstream.origin}/article-${i}"></linkpeek-preview>`).join(
+    '',
+  );
+  embedder = await startAssetServer({
+    pages: { '/feed': testPageHtml(`${service.baseUrl}/component.js`, cards), '/embed': testPageHtml(`${service.baseUrl}/component.js`) },
+  });
 });
 
 test.after(async () => {
@@ -54,7 +58,7 @@ test(`a page of ${CARDS} cards whose images need the proxy, scrolled at a readin
     await tab.reset(`${embedder.baseUrl}/feed`);
     // About a card a second: 400 px every second, to the end of the page. A real-time wait on
     // purpose: the pace is measured against the service's real 10 s rate-limit window.
-    for (let atEnd = false; !atEnd; ) {
+    for (let atEnd = false; !atEnd;) {
       atEnd = await tab.page.evaluate(() => {
         window.scrollBy(0, 400);
         return window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1;
@@ -63,12 +67,18 @@ test(`a page of ${CARDS} cards whose images need the proxy, scrolled at a readin
     }
     for (let i = 0; i < CARDS; i++) {
       await waitForState(tab.page, 'ready', `card-${i}`, 60_000);
-      await tab.page.waitForFunction((id) => {
-        const img = document.getElementById(id)!.shadowRoot!.querySelector<HTMLImageElement>('[part=image]')!;
-        return img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0;
-      }, `card-${i}`, { timeout: 60_000 });
+      await tab.page.waitForFunction(
+        (id) => {
+          const img = document.getElementById(id)!.shadowRoot!.querySelector<HTMLImageElement>('[part=image]')!;
+          return img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0;
+        },
+        `card-${i}`,
+        { timeout: 60_000 },
+      );
     }
-    console.log(`  ${CARDS} cards with their images in ${((Date.now() - started) / 1000).toFixed(1)} s; ${statuses.filter((s) => s === 429).length} of ${statuses.length} API requests refused`);
+    console.log(
+      `  ${CARDS} cards with their images in ${((Date.now() - started) / 1000).toFixed(1)} s; ${statuses.filter((s) => s === 429).length} of ${statuses.length} API requests refused`,
+    );
     for (let i = 0; i < CARDS; i++) {
       const card = await readCard(tab.page, `card-${i}`);
       assert.is(card.title, `Article ${i}`);
@@ -103,12 +113,28 @@ test('a proxied image and favicon refused with 429 are asked again after Retry-A
     // Nothing listens on port 9: every direct load fails at once, and the proxy is asked.
     const ids = [0, 1, 2, 3, 4].map((i) => `c${i}`);
     for (const [i, id] of ids.entries())
-      await mount(tab.page, { 'data-endpoint': endpoint, 'data-meta': JSON.stringify(metadataFor('http://127.0.0.1:9', { image: { url: `http://127.0.0.1:9/p${i}.png` }, favicon: { url: `http://127.0.0.1:9/i${i}.png` } })) }, id);
+      await mount(
+        tab.page,
+        {
+          'data-endpoint': endpoint,
+          'data-meta': JSON.stringify(
+            metadataFor('http://127.0.0.1:9', { image: { url: `http://127.0.0.1:9/p${i}.png` }, favicon: { url: `http://127.0.0.1:9/i${i}.png` } }),
+          ),
+        },
+        id,
+      );
     for (const id of ids) {
       await waitForState(tab.page, 'ready', id);
       // The retries come 1 to 2 s after the refusal (Retry-After plus the gate's jitter); the bound
       // is far above that so a busy machine slows the test down instead of failing it.
-      await tab.page.waitForFunction((id) => [...document.getElementById(id)!.shadowRoot!.querySelectorAll('img')].every((img) => img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0), id, { timeout: 60_000 });
+      await tab.page.waitForFunction(
+        (id) =>
+          [...document.getElementById(id)!.shadowRoot!.querySelectorAll('img')].every(
+            (img) => img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0,
+          ),
+        id,
+        { timeout: 60_000 },
+      );
       const card = await readCard(tab.page, id);
       assert.ok(card.imageLoaded && !card.faviconHidden, id);
     }

@@ -63,7 +63,11 @@ test('renders title, description, host, favicon and image from data-meta, as one
   // One link: the card is the only anchor and contains every piece.
   const anchors = await page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelectorAll('a').length);
   assert.is(anchors, 1);
-  assert.equal(requested.filter((url) => url.includes('/v1/')), [], 'data-meta makes no API request');
+  assert.equal(
+    requested.filter((url) => url.includes('/v1/')),
+    [],
+    'data-meta makes no API request',
+  );
   await snapshot(page, 'card-light');
 });
 
@@ -158,16 +162,19 @@ test('prefers-color-scheme: dark switches the palette', async () => {
 test('theming: --linkpeek-* custom properties and ::part() reach inside the shadow DOM', async () => {
   const { page } = await freshPage();
   await page.addStyleTag({
-    content:
-      'linkpeek-preview{--linkpeek-bg:#fffbe6;--linkpeek-radius:0px}' +
-      'linkpeek-preview::part(title){color:rgb(0, 0, 128);text-transform:uppercase}',
+    content: 'linkpeek-preview{--linkpeek-bg:#fffbe6;--linkpeek-radius:0px}' + 'linkpeek-preview::part(title){color:rgb(0, 0, 128);text-transform:uppercase}',
   });
   await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin)) });
   await waitForState(page, 'ready');
   const styles = await page.evaluate(() => {
     const root = document.getElementById('preview')!.shadowRoot!;
     const style = (part: string) => getComputedStyle(root.querySelector(`[part=${part}]`)!);
-    return { bg: style('card').backgroundColor, radius: style('card').borderTopLeftRadius, title: style('title').color, transform: style('title').textTransform };
+    return {
+      bg: style('card').backgroundColor,
+      radius: style('card').borderTopLeftRadius,
+      title: style('title').color,
+      transform: style('title').textTransform,
+    };
   });
   assert.equal(styles, { bg: 'rgb(255, 251, 230)', radius: '0px', title: 'rgb(0, 0, 128)', transform: 'uppercase' });
 });
@@ -176,7 +183,10 @@ test('attribute changes re-render: data-meta, then data-layout', async () => {
   const { page } = await freshPage();
   await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin)) });
   await waitForState(page, 'ready');
-  await page.evaluate((meta) => document.getElementById('preview')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Second title', safety_tags: ['suspicious_domain'] })));
+  await page.evaluate(
+    (meta) => document.getElementById('preview')!.setAttribute('data-meta', meta),
+    JSON.stringify(metadataFor(upstream.origin, { title: 'Second title', safety_tags: ['suspicious_domain'] })),
+  );
   await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Second title');
   assert.is((await readCard(page)).badge, 'Suspicious site');
   const direction = () => page.evaluate(() => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('a')!).flexDirection);
@@ -220,7 +230,11 @@ test('a data-meta that is not valid Metadata shows the error state; the link sti
   assert.is(linked.title, `${new URL(upstream.origin).host}/articles/tide-pools`, 'the host and path are the link text');
   assert.ok(linked.descriptionHidden, 'no reason known: no second line');
   assert.is(linked.host, '');
-  assert.equal(requested.filter((url) => url.includes('/v1/')), [], 'data-meta wins over data-url: no request');
+  assert.equal(
+    requested.filter((url) => url.includes('/v1/')),
+    [],
+    'data-meta wins over data-url: no request',
+  );
   await snapshot(page, 'error-with-link', 'withUrl');
 });
 
@@ -235,7 +249,10 @@ test('accessibility: the link is named by badge, title, host and "(opens in a ne
     { name: `${new URL(upstream.origin).host}/articles/tide-pools (opens in a new tab)`, description: '' },
   ]);
   // A re-render without tags leaves no stale badge text in the name.
-  await page.evaluate((meta) => document.getElementById('tagged')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })));
+  await page.evaluate(
+    (meta) => document.getElementById('tagged')!.setAttribute('data-meta', meta),
+    JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })),
+  );
   await page.waitForFunction(() => document.getElementById('tagged')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
   assert.is((await accessibleLinks(page))[0]!.name, 'Untagged 127.0.0.1 (opens in a new tab)');
 });

@@ -111,7 +111,7 @@ test('loading: a skeleton with aria-busy while the API works; the link already w
   assert.is(loading.title, '');
   assert.is(loading.host, '127.0.0.1');
   assert.not.ok(loading.mediaHidden, 'the image area is a skeleton block');
-  assert.is(loading.shape, 'banner', 'the skeleton has the banner card\'s shape, the most common one');
+  assert.is(loading.shape, 'banner', "the skeleton has the banner card's shape, the most common one");
   const skeleton = await page.evaluate(() => {
     const title = document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!;
     const style = getComputedStyle(title);
@@ -177,7 +177,8 @@ test('loading: a card without an image ends shorter than the banner skeleton by 
   const { page } = await freshPage();
   await mount(page, { 'data-url': `${upstream.origin}/slow-plain` });
   await waitForState(page, 'loading');
-  const height = (part: string) => page.evaluate((part) => document.getElementById('preview')!.shadowRoot!.querySelector(`[part=${part}]`)!.getBoundingClientRect().height, part);
+  const height = (part: string) =>
+    page.evaluate((part) => document.getElementById('preview')!.shadowRoot!.querySelector(`[part=${part}]`)!.getBoundingClientRect().height, part);
   const [skeleton, frame] = [await height('card'), await height('media')];
   await waitForState(page, 'ready', 'preview', SLOW_MS + 5000);
   const card = await readCard(page);

@@ -55,7 +55,9 @@ test('typing a URL and pressing Enter re-renders the element; the layout menu sw
   const typed = `${upstream.origin}/typed`;
   await tab.page.fill('#url', typed);
   await tab.page.press('#url', 'Enter');
-  await tab.page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'A page typed into the box');
+  await tab.page.waitForFunction(
+    () => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'A page typed into the box',
+  );
   assert.is((await readCard(tab.page)).href, typed);
   assert.is(new URL(tab.page.url()).searchParams.get('url'), typed, 'the address bar can be shared');
   const examples = await tab.page.locator('main').innerText();

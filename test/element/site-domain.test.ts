@@ -23,7 +23,11 @@ test.after(async () => {
 /** A card for a page at `url`; no image, so nothing is fetched from that (unreachable) host. */
 async function cardFor(url: string, overrides: Partial<DataMeta> = {}, id = 'preview') {
   tab ??= await openPage(browser);
-  await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor('http://127.0.0.1:9', { url, image: { url: null }, favicon: { url: null }, ...overrides })) }, id);
+  await mount(
+    tab.page,
+    { 'data-meta': JSON.stringify(metadataFor('http://127.0.0.1:9', { url, image: { url: null }, favicon: { url: null }, ...overrides })) },
+    id,
+  );
   await waitForState(tab.page, 'ready', id);
   return readCard(tab.page, id);
 }
@@ -60,7 +64,7 @@ test('a long site name is cut short before the domain is', async () => {
   assert.is(widths[0], widths[1], 'the domain is not truncated');
 });
 
-test('the registrable domain, not the host: a subdomain cannot pose as another site; a country\'s second level is kept', async () => {
+test("the registrable domain, not the host: a subdomain cannot pose as another site; a country's second level is kept", async () => {
   tab ??= await openPage(browser);
   await tab.reset(`${assets.baseUrl}/test-page`);
   const cases: [url: string, domain: string][] = [

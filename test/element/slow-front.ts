@@ -11,14 +11,20 @@ export interface SlowFront {
 export async function startSlowFront(target: string, delayMs: (path: string) => number): Promise<SlowFront> {
   const to = new URL(target);
   const server = http.createServer((req, res) => {
-    setTimeout(() => {
-      const forward = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      forward.on('error', () => res.writeHead(502).end());
-      req.pipe(forward);
-    }, delayMs(req.url ?? '/'));
+    setTimeout(
+      () => {
+        const forward = http.request(
+          { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        forward.on('error', () => res.writeHead(502).end());
+        req.pipe(forward);
+      },
+      delayMs(req.url ?? '/'),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

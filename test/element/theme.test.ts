@@ -55,11 +55,13 @@ async function render(page: TestPage['page'], attributes: Record<string, string>
 
 /** "light" or "dark", from the card's computed background. */
 const cardScheme = (page: TestPage['page'], id = 'preview') =>
-  page.evaluate((id) => getComputedStyle(document.getElementById(id)!.shadowRoot!.querySelector('[part=card]')!).backgroundColor, id).then((bg) => {
-    if (contrastRatio(bg, LIGHT.bg) === 1) return 'light';
-    if (contrastRatio(bg, DARK.bg) === 1) return 'dark';
-    return bg;
-  });
+  page
+    .evaluate((id) => getComputedStyle(document.getElementById(id)!.shadowRoot!.querySelector('[part=card]')!).backgroundColor, id)
+    .then((bg) => {
+      if (contrastRatio(bg, LIGHT.bg) === 1) return 'light';
+      if (contrastRatio(bg, DARK.bg) === 1) return 'dark';
+      return bg;
+    });
 
 test('data-theme="dark" makes the card dark on a light OS', async () => {
   const page = await freshPage('/test-page', 'light');

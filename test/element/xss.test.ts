@@ -56,7 +56,10 @@ test('markup in the image alt (og:image:alt) never reaches the DOM: the image is
   assert.is(card.imageAlt, '');
   assert.not.match(card.html, 'pwned');
   const handlers = await tab.page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=image]')!.getAttributeNames());
-  assert.not.ok(handlers.some((name) => name.startsWith('on')), handlers.join(','));
+  assert.not.ok(
+    handlers.some((name) => name.startsWith('on')),
+    handlers.join(','),
+  );
 });
 
 test('a javascript: page url never reaches href: the card is the error state, not a link', async () => {
@@ -82,13 +85,19 @@ test('data:, javascript: and relative image and favicon URLs never reach src', a
   assert.is(card.faviconSrc, null);
   assert.ok(card.faviconHidden);
   const card2 = await (async () => {
-    await tab.page.evaluate((meta) => document.getElementById('preview')!.setAttribute('data-meta', meta), JSON.stringify(metadataFor(ORIGIN, { image: { url: '/relative.png' }, favicon: { url: '//127.0.0.1:9/icon.png' } })));
+    await tab.page.evaluate(
+      (meta) => document.getElementById('preview')!.setAttribute('data-meta', meta),
+      JSON.stringify(metadataFor(ORIGIN, { image: { url: '/relative.png' }, favicon: { url: '//127.0.0.1:9/icon.png' } })),
+    );
     await tab.page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector<HTMLElement>('[part=media]')!.hidden);
     return readCard(tab.page);
   })();
   assert.is(card2.imageSrc, null);
   assert.is(card2.faviconSrc, null);
-  assert.not.ok(requested.some((url) => url.includes('relative.png') || url.includes('icon.png')), requested.join('\n'));
+  assert.not.ok(
+    requested.some((url) => url.includes('relative.png') || url.includes('icon.png')),
+    requested.join('\n'),
+  );
 });
 
 test('an image URL with query and fragment characters is encoded once into the proxy URL', async () => {
@@ -102,14 +111,21 @@ test('an image URL with query and fragment characters is encoded once into the p
 });
 
 test('data-url with javascript: or data: is refused without a request: error state, no href', async () => {
-  for (const [id, url] of [['js', 'javascript:window.pwned=8'], ['data', 'data:text/html,<script>window.pwned=9</script>'], ['relative', '/v1/metadata']]) {
+  for (const [id, url] of [
+    ['js', 'javascript:window.pwned=8'],
+    ['data', 'data:text/html,<script>window.pwned=9</script>'],
+    ['relative', '/v1/metadata'],
+  ]) {
     await mount(tab.page, { 'data-url': url! }, id);
     await waitForState(tab.page, 'error', id);
     const card = await readCard(tab.page, id);
     assert.is(card.href, null, id);
     assert.is(card.title, 'Preview unavailable', id);
   }
-  assert.not.ok(requested.some((url) => url.includes('/v1/metadata')), requested.join('\n'));
+  assert.not.ok(
+    requested.some((url) => url.includes('/v1/metadata')),
+    requested.join('\n'),
+  );
   assert.is(await tab.page.evaluate(() => (window as unknown as { pwned: number }).pwned), 0);
 });
 
@@ -142,11 +158,18 @@ test('embed.html is never read: a script and an img onerror in it do nothing', a
   assert.not.match(card.html, 'embed-x');
   const injected = await tab.page.evaluate(() => document.getElementById('preview')!.shadowRoot!.querySelectorAll('script, iframe, img:not([part])').length);
   assert.is(injected, 0);
-  assert.not.ok(requested.some((url) => url.includes('embed-x')), requested.join('\n'));
+  assert.not.ok(
+    requested.some((url) => url.includes('embed-x')),
+    requested.join('\n'),
+  );
 });
 
 test('a theme_color carrying more CSS sets nothing and loads nothing', async () => {
-  for (const theme_color of ['red;background:url(http://127.0.0.1:9/css-x.png)', 'url(http://127.0.0.1:9/css-y.png)', 'red}a{background:url(http://127.0.0.1:9/css-z.png)']) {
+  for (const theme_color of [
+    'red;background:url(http://127.0.0.1:9/css-x.png)',
+    'url(http://127.0.0.1:9/css-y.png)',
+    'red}a{background:url(http://127.0.0.1:9/css-z.png)',
+  ]) {
     await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor(ORIGIN, { theme_color })) });
     await waitForSettled(tab.page); // a stricter data-meta check may refuse it: the error state
     await tab.page.waitForTimeout(100); // a request that must not happen has no event to wait for
@@ -156,7 +179,10 @@ test('a theme_color carrying more CSS sets nothing and loads nothing', async () 
     assert.not.match(style, 'url', theme_color);
     await tab.page.evaluate(() => document.getElementById('preview')!.remove());
   }
-  assert.not.ok(requested.some((url) => url.includes('css-')), requested.join('\n'));
+  assert.not.ok(
+    requested.some((url) => url.includes('css-')),
+    requested.join('\n'),
+  );
   assert.is(await tab.page.evaluate(() => (window as unknown as { pwned: number }).pwned), 0);
 });
 
@@ -165,7 +191,7 @@ test('prototype-polluting keys in data-meta are plain data', async () => {
   const viaString = '{"url":"http://127.0.0.1:9/","image":{},"favicon":{},"og":{},"twitter":{},"__proto__":{"title":"polluted"}}';
   await tab.page.evaluate((meta) => document.getElementById('preview')!.setAttribute('data-meta', meta), viaString);
   await tab.page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector('[part=title]')!.textContent === '127.0.0.1');
-  assert.is(await tab.page.evaluate(() => ({} as { title?: string }).title), undefined);
+  assert.is(await tab.page.evaluate(() => (({}) as { title?: string }).title), undefined);
 });
 
 test.run();

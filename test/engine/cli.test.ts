@@ -38,7 +38,9 @@ const cli = suite<Ctx>('linkpeek <url>');
 cli.before(async (ctx) => {
   ctx.up = await startUpstream({
     routes: {
-      '/page': respond(200, '<title>Tide pools</title><meta name="twitter:title" content="Tw"><meta property="og:image" content="/c.png">', { 'content-type': 'text/html' }),
+      '/page': respond(200, '<title>Tide pools</title><meta name="twitter:title" content="Tw"><meta property="og:image" content="/c.png">', {
+        'content-type': 'text/html',
+      }),
       '/gone': respond(404, 'nope', { 'content-type': 'text/html' }),
     },
   });
@@ -59,7 +61,7 @@ cli('prints the Metadata JSON the API answers, for either preference, and exits 
   }
 });
 
-cli('a page that fails: the 422\'s message and reason on stderr, exit 1, nothing on stdout', async ({ up, svc }) => {
+cli("a page that fails: the 422's message and reason on stderr, exit 1, nothing on stdout", async ({ up, svc }) => {
   for (const url of [up.url('/gone').href, 'http://nowhere.invalid/']) {
     const api = (await svc.request(`/v1/metadata?${new URLSearchParams({ url })}`)).json;
     const run = await linkpeek([url]);
@@ -68,7 +70,10 @@ cli('a page that fails: the 422\'s message and reason on stderr, exit 1, nothing
 });
 
 cli('what the API answers 400 is refused in its words, naming the argument, exit 2', async ({ svc }) => {
-  for (const [args, param] of [[['ftp://example.com/'], 'url'], [['http://127.0.0.1/', '--prefer', 'facebook'], 'prefer']] as const) {
+  for (const [args, param] of [
+    [['ftp://example.com/'], 'url'],
+    [['http://127.0.0.1/', '--prefer', 'facebook'], 'prefer'],
+  ] as const) {
     const api = (await svc.request(`/v1/metadata?${new URLSearchParams({ url: args[0], prefer: args[2] ?? 'og' })}`)).json;
     const run = await linkpeek([...args]);
     assert.equal(run, { code: 2, stdout: '', stderr: `linkpeek: ${param}: ${api.errors[0].message} (invalid_input)\n` });

@@ -20,7 +20,8 @@ async function problemOf(run: () => Promise<unknown>): Promise<string> {
 }
 
 test('a page read offline is the object the service gives for it with probes off, and nothing is fetched', async () => {
-  const page = '<html><head><title>Shell</title><meta property="og:image" content="/c.png"><meta property="og:image:width" content="600"><link rel="icon" href="/i.png"><meta name="rating" content="adult"></head><body>';
+  const page =
+    '<html><head><title>Shell</title><meta property="og:image" content="/c.png"><meta property="og:image:width" content="600"><link rel="icon" href="/i.png"><meta name="rating" content="adult"></head><body>';
   const up = await startUpstream({ routes: { '/page': respond(200, page, { 'content-type': 'text/html', 'content-language': 'fr' }) } });
   const online = createLinkPeek({ allowPrivateNetworks: true, dnsServers: [LOCAL_DNS_SERVERS], probeImages: false });
   try {
@@ -37,11 +38,14 @@ test('a page read offline is the object the service gives for it with probes off
   }
 });
 
-test('prefer picks the family, as the API\'s prefer does', async () => {
+test("prefer picks the family, as the API's prefer does", async () => {
   const page = '<meta property="og:title" content="OG"><meta name="twitter:title" content="TW">';
   assert.is((await lp.extract(page, { url })).title, 'OG');
   assert.is((await lp.extract(page, { url, prefer: 'twitter' })).title, 'TW');
-  assert.is(await problemOf(() => lp.extract(page, { url, prefer: 'x' as 'og' })), 'invalid_input prefer: must be equal to one of the allowed values: og, twitter');
+  assert.is(
+    await problemOf(() => lp.extract(page, { url, prefer: 'x' as 'og' })),
+    'invalid_input prefer: must be equal to one of the allowed values: og, twitter',
+  );
 });
 
 test('bytes are decoded by the charset of their headers or their meta; a string is text already', async () => {
@@ -60,17 +64,31 @@ test('a bot check is refused as the API refuses it', async () => {
 });
 
 test('a page URL is required and checked as the API checks it; a private one is fine offline', async () => {
-  assert.is(await problemOf(() => lp.extract('<title>x</title>', {} as { url: string })), 'invalid_input url: is required: the URL of the page, to resolve its links against');
-  assert.is(await problemOf(() => lp.extract('<title>x</title>', { url: 'ftp://a.example/' })), 'invalid_input url: must be an absolute http or https URL, not ftp:');
+  assert.is(
+    await problemOf(() => lp.extract('<title>x</title>', {} as { url: string })),
+    'invalid_input url: is required: the URL of the page, to resolve its links against',
+  );
+  assert.is(
+    await problemOf(() => lp.extract('<title>x</title>', { url: 'ftp://a.example/' })),
+    'invalid_input url: must be an absolute http or https URL, not ftp:',
+  );
   assert.is((await lp.extract('<link rel=icon href=/i.ico>', { url: 'http://127.0.0.1:8080/' })).favicon.url, 'http://127.0.0.1:8080/i.ico');
 });
 
 test('what is not a page gets a clear error: not a string or bytes, empty, bad headers', async () => {
-  for (const [html, kind] of [[42, 'number'], [null, 'null'], [{ html: '<title>' }, 'object'], [undefined, 'undefined']] as const) {
+  for (const [html, kind] of [
+    [42, 'number'],
+    [null, 'null'],
+    [{ html: '<title>' }, 'object'],
+    [undefined, 'undefined'],
+  ] as const) {
     assert.is(await problemOf(() => lp.extract(html as unknown as string, { url })), `invalid_input html: must be a string or bytes (Uint8Array), not ${kind}`);
   }
   assert.is(await problemOf(() => lp.extract('', { url })), 'empty_page : The site sent an empty page.');
-  assert.is(await problemOf(() => lp.extract('<title>x</title>', { url, headers: { 'content-type': 7 as unknown as string } })), 'invalid_input headers: content-type: must be a string');
+  assert.is(
+    await problemOf(() => lp.extract('<title>x</title>', { url, headers: { 'content-type': 7 as unknown as string } })),
+    'invalid_input headers: content-type: must be a string',
+  );
 });
 
 test('50 MB of HTML is read up to MAX_PAGE_BYTES, as a fetched page is: a partial answer', async () => {

@@ -13,7 +13,8 @@ import { redirect, respond, startUpstream, type Upstream } from '../helpers/upst
 // the same bad or failing URL the same reason and message, through the real fetcher on loopback.
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
-const PAGE = '<html lang="en"><head><title>Tide pools</title><meta property="og:image" content="/card.png"><meta name="twitter:title" content="Tw"><link rel="icon" href="/i.png"></head><body>';
+const PAGE =
+  '<html lang="en"><head><title>Tide pools</title><meta property="og:image" content="/card.png"><meta name="twitter:title" content="Tw"><link rel="icon" href="/i.png"></head><body>';
 const q = (url: string, prefer = 'og') => `/v1/metadata?${new URLSearchParams({ url, prefer })}`;
 
 interface Ctx {
@@ -58,7 +59,7 @@ api('a page gives the exact object GET /v1/metadata answers, for each preference
   assert.is((await lp.metadata(up.url('/page'), { prefer: 'twitter' })).title, 'Tw', 'a URL object is taken too');
 });
 
-api('each failing page rejects with the reason and message of the API\'s 422', async ({ up, svc, lp, closedUrl }) => {
+api("each failing page rejects with the reason and message of the API's 422", async ({ up, svc, lp, closedUrl }) => {
   const urls = ['/gone', '/empty', '/loop', '/challenge', '/slow'].map((p) => up.url(p).href);
   urls.push(closedUrl, 'http://nowhere.invalid/');
   const reasons: string[] = [];
@@ -76,7 +77,15 @@ api('each failing page rejects with the reason and message of the API\'s 422', a
 
 api('a URL the API refuses with 400 is refused with its message, never fetched', async ({ svc, lp, up }) => {
   const before = up.connections;
-  for (const url of ['ftp://example.com/', 'javascript:alert(1)', 'not a url', 'http://u:p@example.com/', 'http://example.com:25/', `http://a.example/${'x'.repeat(5000)}`, 'http://a.example/\r\nx']) {
+  for (const url of [
+    'ftp://example.com/',
+    'javascript:alert(1)',
+    'not a url',
+    'http://u:p@example.com/',
+    'http://example.com:25/',
+    `http://a.example/${'x'.repeat(5000)}`,
+    'http://a.example/\r\nx',
+  ]) {
     const res = await svc.request(q(url));
     assert.is(res.status, 400, url);
     const err = await lp.metadata(url).catch((e: unknown) => e);
@@ -111,7 +120,7 @@ api('an aborted signal rejects with its reason at once; the fetch goes on and is
   assert.is((already as Error).name, 'AbortError');
 });
 
-test('private addresses are refused unless allowPrivateNetworks, with the API\'s words', async () => {
+test("private addresses are refused unless allowPrivateNetworks, with the API's words", async () => {
   const lp = createLinkPeek({ dnsServers: [LOCAL_DNS_SERVERS] });
   try {
     const err = (await lp.metadata('http://127.0.0.1/').catch((e: unknown) => e)) as PreviewError;
@@ -126,7 +135,10 @@ test('options are the settings: same names in camelCase, same defaults, same che
   const defaults: Config = loadConfig({});
   assert.equal(configFromOptions({}), defaults);
   // Every option is read as its environment variable: set one, get what the variable gives.
-  assert.equal(configFromOptions({ fetchTimeoutMs: 2000, probeImages: false, dnsServers: ['127.0.0.1:5300', '[::1]:53'], safetyAdultList: '/x' }), loadConfig({ FETCH_TIMEOUT_MS: '2000', PROBE_IMAGES: 'false', DNS_SERVERS: '127.0.0.1:5300,[::1]:53', SAFETY_ADULT_LIST: '/x' }));
+  assert.equal(
+    configFromOptions({ fetchTimeoutMs: 2000, probeImages: false, dnsServers: ['127.0.0.1:5300', '[::1]:53'], safetyAdultList: '/x' }),
+    loadConfig({ FETCH_TIMEOUT_MS: '2000', PROBE_IMAGES: 'false', DNS_SERVERS: '127.0.0.1:5300,[::1]:53', SAFETY_ADULT_LIST: '/x' }),
+  );
   for (const name of Object.keys(defaults)) assert.match(envName(name), /^[A-Z][A-Z0-9_]+$/);
   const refused = (options: object) => {
     try {
@@ -139,7 +151,10 @@ test('options are the settings: same names in camelCase, same defaults, same che
   assert.is(refused({ fetchTimeoutMs: 0 }), 'Invalid setting fetchTimeoutMs: must be at least 1');
   assert.is(refused({ maxPageBytes: 1.5 }), 'Invalid setting maxPageBytes: "1.5" is not a whole number');
   assert.is(refused({ dnsTimeoutMs: 9000 }), 'Invalid setting dnsTimeoutMs: must be below fetchTimeoutMs (8000)');
-  assert.is(refused({ dnsServers: ['resolver.example'] }), 'Invalid setting dnsServers: "resolver.example" is not an IP address with an optional port (IPv6 in brackets when a port follows)');
+  assert.is(
+    refused({ dnsServers: ['resolver.example'] }),
+    'Invalid setting dnsServers: "resolver.example" is not an IP address with an optional port (IPv6 in brackets when a port follows)',
+  );
   assert.is(refused({ probeImages: 'no' }), 'Invalid setting probeImages: must be a boolean, not "no"');
   assert.is(refused({ port: 80 }), 'Invalid setting port: is not an option of the engine (README "Settings")');
   assert.is(refused({ fetchTimeout: 80 }), 'Invalid setting fetchTimeout: is not an option of the engine (README "Settings")');

@@ -41,7 +41,7 @@ function projectFiles(tarball: string): { manifest: object; lock: object } {
   };
 }
 
-test('the packed package installs into an empty project, where the README\'s library and CLI work on a local page', async () => {
+test("the packed package installs into an empty project, where the README's library and CLI work on a local page", async () => {
   for (const built of ['index.js', 'index.d.ts', 'cli.js']) {
     assert.ok(existsSync(path.join(root, 'dist/server/src', built)), `dist/server/src/${built} is built (npm run build)`);
   }
@@ -55,7 +55,10 @@ test('the packed package installs into an empty project, where the README\'s lib
     for (const file of ['dist/server/src/index.js', 'dist/server/src/index.d.ts', 'dist/server/src/cli.js', 'dist/element/component.js', 'openapi.yaml']) {
       assert.ok(shipped.includes(file), file);
     }
-    assert.equal(shipped.filter((f) => !/^(dist\/|openapi\.yaml$|package\.json$|README\.md$|LICENSE$)/.test(f) || f.endsWith('.map')), []);
+    assert.equal(
+      shipped.filter((f) => !/^(dist\/|openapi\.yaml$|package\.json$|README\.md$|LICENSE$)/.test(f) || f.endsWith('.map')),
+      [],
+    );
 
     const project = path.join(work, 'app');
     mkdirSync(project);
@@ -73,7 +76,17 @@ test('the packed package installs into an empty project, where the README\'s lib
         .replaceAll('https://github.com/', up.url('/page').href)
         .replace('createLinkPeek()', `createLinkPeek({ allowPrivateNetworks: true, dnsServers: [${JSON.stringify(LOCAL_DNS_SERVERS)}] })`);
     blocks.forEach((block, i) => writeFileSync(path.join(project, `readme-${i}.ts`), `${local(block.text)}\nexport {};\n`));
-    const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, skipLibCheck: true, types: ['node'], outDir: 'out' };
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      skipLibCheck: true,
+      types: ['node'],
+      outDir: 'out',
+    };
     writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.ts'] }));
     await run(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', project, '--pretty', 'false']).catch((err: { stdout: string }) => {
       assert.unreachable(`tsc on the README's TypeScript against the installed package failed:\n${err.stdout}`);
@@ -97,9 +110,15 @@ async function runCommands(project: string, pageUrl: string): Promise<void> {
     .filter((b) => b.lang === 'sh' && importsEngine(b))
     .flatMap((b) => b.text.split('\n'))
     .map((line) => line.replace(/\s+#.*$/, ''));
-  assert.equal(lines.map((l) => l.split(' ').slice(0, 2).join(' ')), ['npx linkpeek', 'npx linkpeek']);
+  assert.equal(
+    lines.map((l) => l.split(' ').slice(0, 2).join(' ')),
+    ['npx linkpeek', 'npx linkpeek'],
+  );
   for (const line of lines) {
-    const args = line.split(' ').slice(1).map((a) => (a === 'https://github.com/' ? pageUrl : a));
+    const args = line
+      .split(' ')
+      .slice(1)
+      .map((a) => (a === 'https://github.com/' ? pageUrl : a));
     if (args[1] === 'serve') {
       assert.match(await listeningLine(project, args, { ...env, HOST: '127.0.0.1', PORT: '0' }), /"port":\d+/);
       continue;
@@ -108,8 +127,14 @@ async function runCommands(project: string, pageUrl: string): Promise<void> {
     const meta = JSON.parse(stdout) as { title: string };
     assert.is(meta.title, line.includes('--prefer twitter') ? 'Rock pools' : 'Tide pools');
   }
-  const refused = (await run('npx', ['linkpeek', 'ftp://example.com/'], { cwd: project, env }).catch((err: unknown) => err)) as { code?: number; stderr: string };
-  assert.equal({ code: refused.code, stderr: refused.stderr }, { code: 2, stderr: 'linkpeek: url: must be an absolute http or https URL, not ftp: (invalid_input)\n' });
+  const refused = (await run('npx', ['linkpeek', 'ftp://example.com/'], { cwd: project, env }).catch((err: unknown) => err)) as {
+    code?: number;
+    stderr: string;
+  };
+  assert.equal(
+    { code: refused.code, stderr: refused.stderr },
+    { code: 2, stderr: 'linkpeek: url: must be an absolute http or https URL, not ftp: (invalid_input)\n' },
+  );
 }
 
 /** Starts `npx linkpeek serve`, resolves with its "LinkPeek listening" log line, then stops it. */

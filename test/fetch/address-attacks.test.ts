@@ -62,7 +62,10 @@ const loopbackSpellings: Array<[string, string]> = [
 ];
 for (const [name, host] of loopbackSpellings) {
   test(`loopback spelled ${name} is refused`, async () => {
-    await assertRefused(`http://${host}:${up.port}/`, /^target refused: must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/);
+    await assertRefused(
+      `http://${host}:${up.port}/`,
+      /^target refused: must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/,
+    );
   });
 }
 
@@ -87,20 +90,35 @@ for (const [name, host] of otherLiterals) {
   test(`${name} is refused before any connection`, async () => {
     const href = `http://${host}:${up.port}/`;
     assertUrlCheckRefuses(href);
-    await assertRefused(href, /^target refused: must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/);
+    await assertRefused(
+      href,
+      /^target refused: must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/,
+    );
   });
 }
 
 test('localhost is refused by name', async () => {
-  await assertRefused(`http://localhost:${up.port}/`, /^target refused: must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/, loopbackLookup(['localhost']));
+  await assertRefused(
+    `http://localhost:${up.port}/`,
+    /^target refused: must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/,
+    loopbackLookup(['localhost']),
+  );
 });
 
 test('localhost. (trailing dot) is refused by name', async () => {
-  await assertRefused(`http://localhost.:${up.port}/`, /^target refused: must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/, loopbackLookup(['localhost.']));
+  await assertRefused(
+    `http://localhost.:${up.port}/`,
+    /^target refused: must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/,
+    loopbackLookup(['localhost.']),
+  );
 });
 
 test('a.localhost (RFC 6761 subdomain) is refused by name', async () => {
-  await assertRefused(`http://a.localhost:${up.port}/`, /^target refused: must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/, loopbackLookup(['a.localhost']));
+  await assertRefused(
+    `http://a.localhost:${up.port}/`,
+    /^target refused: must not point to localhost; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true$/,
+    loopbackLookup(['a.localhost']),
+  );
 });
 
 test('credentials (user:pass@) are refused, even where private networks are allowed', async () => {
@@ -117,7 +135,11 @@ test('credentials (user:pass@) are refused, even where private networks are allo
 
 test('a name that resolves to loopback is refused where the socket connects', async () => {
   const calls: string[] = [];
-  const err = await assertRefused(`http://innocent.test:${up.port}/`, /^blocked address: innocent\.test → 127\.0\.0\.1 \(127\.0\.0\.0\/8: loopback/, loopbackLookup(['innocent.test'], calls));
+  const err = await assertRefused(
+    `http://innocent.test:${up.port}/`,
+    /^blocked address: innocent\.test → 127\.0\.0\.1 \(127\.0\.0\.0\/8: loopback/,
+    loopbackLookup(['innocent.test'], calls),
+  );
   assert.equal(calls, ['innocent.test'], 'the name passed the URL check and was stopped by the lookup guard');
   assert.ok(err.reason.startsWith('blocked address'));
 });
@@ -135,7 +157,7 @@ test('a name with a public and a private address is refused whole (checked witho
   assert.is((err as BlockedAddressError).why, '10.0.0.0/8: private network (RFC 1918)');
 });
 
-test('a name that resolves to Azure\'s host platform 168.63.129.16 is refused with its reason (checked without connecting)', async () => {
+test("a name that resolves to Azure's host platform 168.63.129.16 is refused with its reason (checked without connecting)", async () => {
   const lookup = guardLookup(scriptedLookup((h) => (h === 'wire.test' ? ['168.63.129.16'] : null)));
   const err = await rejection(promisify(lookup)('wire.test', { all: true }));
   assert.instance(err, BlockedAddressError);
@@ -150,7 +172,10 @@ test('DNS rebinding: public when checked, loopback when dialled — the connect-
   const lookup = scriptedLookup((h, n) => (h === 'rebind.test' ? (n === 0 ? ['93.184.216.34'] : ['127.0.0.1']) : null), calls);
   // 1. The naive "check" (a lookup that never connects): the guard itself sees a public answer.
   const checked = (await promisify(guardLookup(lookup))('rebind.test', { all: true })) as unknown as Array<{ address: string }>;
-  assert.equal(checked.map((a) => a.address), ['93.184.216.34']);
+  assert.equal(
+    checked.map((a) => a.address),
+    ['93.184.216.34'],
+  );
   // 2. safeFetch resolves again as the socket connects, gets 127.0.0.1, and refuses it.
   await assertRefused(`http://rebind.test:${up.port}/`, /^blocked address: rebind\.test → 127\.0\.0\.1/, lookup);
   assert.equal(calls, ['rebind.test', 'rebind.test'], 'one lookup for the check, one at connect');

@@ -97,7 +97,9 @@ test('FETCH_QUEUE_MAX=0: no queue, Overloaded as soon as every slot is taken', a
 
 test('a resolver refusing a lookup because it is overloaded (EDNSOVERLOAD) is Overloaded, not the page failing', async () => {
   const overloaded = ((hostname: string, _options: unknown, callback: (err: Error) => void) =>
-    setImmediate(() => callback(Object.assign(new Error(`too many lookups in flight for ${hostname}`), { code: 'EDNSOVERLOAD' })))) as unknown as LookupFunction;
+    setImmediate(() =>
+      callback(Object.assign(new Error(`too many lookups in flight for ${hostname}`), { code: 'EDNSOVERLOAD' })),
+    )) as unknown as LookupFunction;
   const { safeFetch, close } = createSafeFetch(testConfig(), { resolver: lookupResolver(overloaded) });
   try {
     const err = await rejection(safeFetch(new URL('http://busy.test:8080/'), { maxBytes: 1024 }));

@@ -77,7 +77,10 @@ test('8 clients with dripping pages cannot take every slot from a ninth', async 
   for (let c = 1; c <= 8; c++) for (let i = 0; i < 30; i++) w.ask(`x${c}.${i}`, `attacker${c}`, `drip${c}-${i}.test`);
   await settle();
   const held = Array.from({ length: 8 }, (_, c) => w.scheduler.heldBy(`attacker${c + 1}`));
-  assert.ok(held.every((n) => n <= 8), JSON.stringify(held));
+  assert.ok(
+    held.every((n) => n <= 8),
+    JSON.stringify(held),
+  );
   assert.ok(w.scheduler.inFlight < 64, `${w.scheduler.inFlight} slots taken`);
   w.ask('bystander', 'B', 'fine.test');
   await settle();
@@ -96,7 +99,10 @@ test('128 clients with dripping pages: the share shrinks to one slot each, and a
   for (const label of w.granted.slice()) w.release(label);
   await settle();
   const after = Array.from({ length: 128 }, (_, c) => w.scheduler.heldBy(`attacker${c + 1}`));
-  assert.ok(after.every((n) => n <= 1), `at most one each once all compete (before: ${over} held more)`);
+  assert.ok(
+    after.every((n) => n <= 1),
+    `at most one each once all compete (before: ${over} held more)`,
+  );
 });
 
 test('an attacker with many registrable domains cannot hold more than its share', async () => {
@@ -115,7 +121,11 @@ test('an attacker filling the instance queue is refused its own excess; a bystan
   for (let i = 0; i < 12; i++) w.ask(`x${i}`, 'attacker', `d${i}.test`);
   await settle();
   assert.equal([w.scheduler.inFlight, w.scheduler.queued + w.scheduler.capped], [4, 6]);
-  assert.equal(w.refused.map(([label]) => label), ['x10', 'x11'], 'nobody lighter was queued: the attacker itself is refused');
+  assert.equal(
+    w.refused.map(([label]) => label),
+    ['x10', 'x11'],
+    'nobody lighter was queued: the attacker itself is refused',
+  );
   w.ask('z1', 'Z');
   await settle();
   assert.equal(w.refused.at(-1), ['x9', 'a client using less needed the fetch queue']);
@@ -124,7 +134,7 @@ test('an attacker filling the instance queue is refused its own excess; a bystan
   assert.is(w.granted.at(-1), 'z1', 'and is served first');
 });
 
-test("a client past its own queue (4 × its bound) is refused; another client is not", async () => {
+test('a client past its own queue (4 × its bound) is refused; another client is not', async () => {
   const w = world({ maxActive: 2, perClient: 1 });
   for (let i = 0; i < 6; i++) w.ask(`a${i}`, 'A');
   w.ask('b1', 'B');

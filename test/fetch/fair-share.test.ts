@@ -93,7 +93,9 @@ fair('a client past its own queue is Overloaded at once; other clients are not',
 
 fair('one slow destination holds at most its share; a fetch to another destination is served at once', async ({ up, cutHeld }) => {
   const lookup = loopbackLookup(NAMES);
-  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { resolver: lookupResolver(lookup) });
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), {
+    resolver: lookupResolver(lookup),
+  });
   try {
     const slow = [1, 2, 3].map((i) => rejection(safeFetch(up.url(`/hold?${i}`, 'slow.test'), { maxBytes: 1024, client: `10.0.0.${i}` })));
     await reached(limiter, 3);
@@ -109,7 +111,9 @@ fair('one slow destination holds at most its share; a fetch to another destinati
 
 fair('wildcard subdomains (a.evil.test, b.evil.test, c.evil.test) share one destination share', async ({ up, cutHeld }) => {
   const lookup = loopbackLookup(NAMES);
-  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), { resolver: lookupResolver(lookup) });
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_HOST: '2', FETCH_TIMEOUT_MS: '1000' }), {
+    resolver: lookupResolver(lookup),
+  });
   try {
     const names = ['a.evil.test', 'b.evil.test', 'c.evil.test'];
     const all = names.map((name, i) => rejection(safeFetch(up.url('/hold', name), { maxBytes: 1024, client: `10.0.0.${i}` })));
@@ -169,7 +173,9 @@ fair('a full instance queue refuses the newest waiter of the client using most, 
 fair('8 clients with dripping pages on random domains cannot take every slot from a ninth (64 slots, the old default)', async ({ up, cutHeld }) => {
   const names = Array.from({ length: 8 * 30 }, (_, i) => `drip${i}.attacker${i % 8}.test`);
   const lookup = loopbackLookup([...names, 'fine.test']);
-  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '64', FETCH_TIMEOUT_MS: '1500' }), { resolver: lookupResolver(lookup) });
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '64', FETCH_TIMEOUT_MS: '1500' }), {
+    resolver: lookupResolver(lookup),
+  });
   try {
     const attacks = names.map((name, i) => rejection(safeFetch(up.url('/hold', name), { maxBytes: 1024, client: `10.8.0.${i % 8}` })));
     assert.ok(limiter.inFlight < 64, `${limiter.inFlight} of 64 slots taken`);
@@ -187,9 +193,7 @@ fair('8 clients with dripping pages on random domains cannot take every slot fro
 fair('IPv6 clients are one client per /64', async ({ up, cutHeld }) => {
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_FETCHES_PER_CLIENT: '1', FETCH_TIMEOUT_MS: '1000' }));
   try {
-    const all = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:3::1'].map((client) =>
-      rejection(safeFetch(up.url('/hold'), { maxBytes: 1024, client })),
-    );
+    const all = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:3::1'].map((client) => rejection(safeFetch(up.url('/hold'), { maxBytes: 1024, client })));
     await reached(limiter, 3);
     assert.equal([limiter.inFlight, limiter.capped], [2, 1], 'the second address of the first /64 waits');
     cutHeld();

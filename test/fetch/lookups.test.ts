@@ -48,7 +48,7 @@ const answerSilentNames = (dns: WorldDns) => {
   for (const name of silenced.splice(0)) dns.set(name, { rcode: 'NXDOMAIN' });
 };
 
-test('150 clients naming 3 hosts each whose DNS never answers leave every fetch slot and a bystander\'s lookup free', async ({ dns, up }) => {
+test("150 clients naming 3 hosts each whose DNS never answers leave every fetch slot and a bystander's lookup free", async ({ dns, up }) => {
   const fetcher = createSafeFetch(testConfig({ DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '4000', FETCH_TIMEOUT_MS: '6000' }));
   try {
     let settled = 0;
@@ -67,9 +67,9 @@ test('150 clients naming 3 hosts each whose DNS never answers leave every fetch 
       }
       while (sent.some((name) => dns.queries(name, 'A') === 0)) await sleep(5);
     }
-    assert.is(fetcher.lookups!.scheduler.inFlight, 450);
+    assert.is(fetcher.lookups.scheduler.inFlight, 450);
     assert.is(fetcher.limiter.inFlight, 0, 'no lookup holds a fetch slot');
-    assert.is(fetcher.lookups!.scheduler.capped + fetcher.lookups!.scheduler.queued, 0, 'the 512 lookup slots hold 3 per client');
+    assert.is(fetcher.lookups.scheduler.capped + fetcher.lookups.scheduler.queued, 0, 'the 512 lookup slots hold 3 per client');
     const res = await fetcher.safeFetch(up.url('/p', 'site.test'), { maxBytes: 1024, client: '10.9.9.9' });
     assert.is((await readAll(res.body)).toString(), 'page');
     assert.is(settled, 0, 'the bystander was answered while every attacker lookup still hung');
@@ -89,8 +89,8 @@ test("a client past its share of lookups waits in its own queue; another client'
     const hung = Array.from({ length: 6 }, (_, i) =>
       rejection(fetcher.safeFetch(new URL(`http://${silentName(dns, `h${i}.attacker.test`)}:${up.port}/p`), { maxBytes: 1024, client: '10.2.0.1' })),
     );
-    while (fetcher.lookups!.scheduler.inFlight < 2) await sleep(5);
-    assert.equal([fetcher.lookups!.scheduler.inFlight, fetcher.lookups!.scheduler.capped, fetcher.limiter.inFlight], [2, 4, 0]);
+    while (fetcher.lookups.scheduler.inFlight < 2) await sleep(5);
+    assert.equal([fetcher.lookups.scheduler.inFlight, fetcher.lookups.scheduler.capped, fetcher.limiter.inFlight], [2, 4, 0]);
     const res = await fetcher.safeFetch(up.url('/p', 'other.test'), { maxBytes: 1024, client: '10.2.0.2' });
     assert.is((await readAll(res.body)).toString(), 'page');
     answerSilentNames(dns);
@@ -105,8 +105,8 @@ test('a redirect to a host whose DNS never answers gives its fetch slot back whi
   const fetcher = createSafeFetch(testConfig({ DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '2000', FETCH_TIMEOUT_MS: '4000' }));
   try {
     const pending = rejection(fetcher.safeFetch(up.url('/to-dead', 'site.test'), { maxBytes: 1024, client: '10.3.0.1' }));
-    while (fetcher.lookups!.scheduler.inFlight < 1 || up.hits('/to-dead') < 1) await sleep(5);
-    assert.equal([fetcher.limiter.inFlight, fetcher.lookups!.scheduler.inFlight], [0, 1]);
+    while (fetcher.lookups.scheduler.inFlight < 1 || up.hits('/to-dead') < 1) await sleep(5);
+    assert.equal([fetcher.limiter.inFlight, fetcher.lookups.scheduler.inFlight], [0, 1]);
     answerSilentNames(dns);
     const err = await pending;
     assert.equal((err as { failure?: unknown }).failure, { reason: 'name_not_resolved', message: 'The name dead-redirect.silent.test does not resolve.' });

@@ -64,7 +64,7 @@ test("the prefetch of an image host takes one of the client's lookups, and none 
   for (const name of ['img1.test', 'img2.test', 'img3.test']) dns.set(name, { silent: true });
   const fetcher = createSafeFetch(testConfig({ DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '1000', MAX_LOOKUPS_PER_CLIENT: '2' }));
   try {
-    const lookups = fetcher.lookups!;
+    const lookups = fetcher.lookups;
     lookups.prefetch('img1.test', CLIENT);
     lookups.prefetch('img2.test', CLIENT);
     lookups.prefetch('img3.test', CLIENT); // the client's two lookups are taken: dropped

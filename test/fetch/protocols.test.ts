@@ -96,7 +96,10 @@ test('NODE_EXTRA_CA_CERTS is honoured when UPSTREAM_CA_FILE is unset', async () 
       );
     });
   assert.is(await run({ NODE_EXTRA_CA_CERTS: TEST_CA_FILE }), '200 trusted');
-  assert.match(await run({ NODE_EXTRA_CA_CERTS: '' }), /^failed: request: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/);
+  assert.match(
+    await run({ NODE_EXTRA_CA_CERTS: '' }),
+    /^failed: request: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)$/,
+  );
 });
 
 test.run();

@@ -67,7 +67,13 @@ async function fetchError(path: string, env: Record<string, string> = {}, lookup
   }
 }
 
-for (const [path, status] of [['/absolute', 301], ['/relative', 302], ['/see-other', 303], ['/temporary', 307], ['/permanent', 308]] as const) {
+for (const [path, status] of [
+  ['/absolute', 301],
+  ['/relative', 302],
+  ['/see-other', 303],
+  ['/temporary', 307],
+  ['/permanent', 308],
+] as const) {
   test(`a ${status} is followed to its target`, async () => {
     const res = await fetchText(path);
     assert.is(res.status, 200);
@@ -169,9 +175,22 @@ test('a redirect to a private address is refused, by literal, by name and by dis
     // Every refusal is logged for the operator (possible SSRF probing), at the URL check or at connect.
     assert.equal(
       warnings.map((w) => w.msg),
-      ['upstream target refused', 'upstream target refused', 'upstream target refused', 'upstream address refused', 'upstream target refused', 'upstream target refused'],
+      [
+        'upstream target refused',
+        'upstream target refused',
+        'upstream target refused',
+        'upstream address refused',
+        'upstream target refused',
+        'upstream target refused',
+      ],
     );
-    assert.equal(warnings[3], { msg: 'upstream address refused', url: hop.url('/to-name').href, hostname: 'intranet.test', address: '127.0.0.2', why: '127.0.0.0/8: loopback (RFC 1122)' });
+    assert.equal(warnings[3], {
+      msg: 'upstream address refused',
+      url: hop.url('/to-name').href,
+      hostname: 'intranet.test',
+      address: '127.0.0.2',
+      why: '127.0.0.0/8: loopback (RFC 1122)',
+    });
   } finally {
     await close();
     await hop.close();

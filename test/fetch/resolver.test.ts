@@ -174,9 +174,7 @@ test('past the pending-query bound a lookup fails at once with EDNSOVERLOAD, and
 
 test('lookup(): the form net.connect calls, all addresses or one of a family', async ({ dns, resolver }) => {
   dns.set('site.test', { A: ['127.0.0.1'], AAAA: ['::1'] });
-  const all = await new Promise((resolve, reject) =>
-    resolver.lookup('site.test', { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
-  );
+  const all = await new Promise((resolve, reject) => resolver.lookup('site.test', { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
   assert.equal(all, [
     { address: '127.0.0.1', family: 4 },
     { address: '::1', family: 6 },

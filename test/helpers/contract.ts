@@ -20,7 +20,10 @@ export function deref(node: any): any {
   if (Array.isArray(node)) return node.map(deref);
   if (node && typeof node === 'object') {
     if (typeof node.$ref === 'string') {
-      const target = node.$ref.replace(/^#\//, '').split('/').reduce((o: Json, k: string) => o[k], doc);
+      const target = node.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((o: Json, k: string) => o[k], doc);
       return deref(target);
     }
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, deref(v)]));

@@ -31,10 +31,7 @@ const ENTRY_ARGS: Record<Exclude<Entry, 'npm start'>, string[]> = {
 };
 
 export async function startProcess(env: Record<string, string>, entry: Entry = 'source'): Promise<ServiceProcess> {
-  const [command, args] =
-    entry === 'npm start'
-      ? [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['start']]
-      : [process.execPath, ENTRY_ARGS[entry]];
+  const [command, args] = entry === 'npm start' ? [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['start']] : [process.execPath, ENTRY_ARGS[entry]];
   const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: LOCAL_DNS_SERVERS, ...env },

@@ -75,40 +75,36 @@ export function checkedRequest(url: string, init: RequestInit & { localAddress?:
   const target = new URL(url);
   const method = init.method ?? 'GET';
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      target,
-      { method, headers: init.headers as http.OutgoingHttpHeaders, localAddress: init.localAddress, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const headers = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) {
-            if (v === undefined) continue;
-            for (const one of Array.isArray(v) ? v : [v]) headers.append(k, one);
-          }
-          const body = new Uint8Array(Buffer.concat(chunks));
-          const status = res.statusCode ?? 0;
-          let decoded: Buffer;
-          try {
-            decoded = decode(Buffer.from(body), headers.get('content-encoding'));
-            assertContract({ method, path: target.pathname, status, headers, body: decoded });
-          } catch (err) {
-            reject(err);
-            return;
-          }
-          const text = decoded.toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status, headers, body, text, json });
-        });
-      },
-    );
+    const req = http.request(target, { method, headers: init.headers as http.OutgoingHttpHeaders, localAddress: init.localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) {
+          if (v === undefined) continue;
+          for (const one of Array.isArray(v) ? v : [v]) headers.append(k, one);
+        }
+        const body = new Uint8Array(Buffer.concat(chunks));
+        const status = res.statusCode ?? 0;
+        let decoded: Buffer;
+        try {
+          decoded = decode(Buffer.from(body), headers.get('content-encoding'));
+          assertContract({ method, path: target.pathname, status, headers, body: decoded });
+        } catch (err) {
+          reject(err);
+          return;
+        }
+        const text = decoded.toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status, headers, body, text, json });
+      });
+    });
     req.on('error', reject);
     req.end();
   });

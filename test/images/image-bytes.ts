@@ -58,7 +58,9 @@ export function ico(sizes: number[]): Buffer {
   return Buffer.concat([dir, ...images]);
 }
 
-export const SVG_ICON = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48" viewBox="0 0 48 48"><circle cx="24" cy="24" r="20"/></svg>');
+export const SVG_ICON = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48" viewBox="0 0 48 48"><circle cx="24" cy="24" r="20"/></svg>',
+);
 /** An SVG with no width, height or viewBox: an image nobody can size from its bytes. */
 export const SVG_UNSIZED = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><circle cx="24" cy="24" r="20"/></svg>');
 

@@ -71,7 +71,15 @@ probe('asks for the first PROBE_BYTES with Range and a browser image Accept', as
 
 probe('Range honoured: a 206 of at most PROBE_BYTES is all the server sends', async (ctx) => {
   const result = await run(ctx, '/honoured.png');
-  assert.equal(result, { outcome: 'image', type: 'image/png', width: 640, height: 480, corsSafe: true, status: 206, bytesRead: result.outcome === 'image' ? result.bytesRead : -1 });
+  assert.equal(result, {
+    outcome: 'image',
+    type: 'image/png',
+    width: 640,
+    height: 480,
+    corsSafe: true,
+    status: 206,
+    bytesRead: result.outcome === 'image' ? result.bytesRead : -1,
+  });
   const sent = ctx.sent.honoured.at(-1)!;
   assert.is(sent.status, 206);
   assert.is(sent.bytes, PROBE_BYTES, 'the fixture sent the range, not the 1 MiB file');
@@ -120,7 +128,7 @@ probe('a JPEG whose segment chain breaks: reading stops at once, typed by its la
   assert.is(await lastRequest(ctx.up, '/garbage.jpg').outcome, 'closed early');
 });
 
-probe('sniffImage and sniffPrefix see only the bytes they are given (image-size reads past a view\'s end)', () => {
+probe("sniffImage and sniffPrefix see only the bytes they are given (image-size reads past a view's end)", () => {
   const full = png(300, 200);
   const widthOnly = full.subarray(0, 20); // signature, IHDR length and type, width: no height
   assert.is(sniffImage(widthOnly), null);

@@ -52,7 +52,9 @@ attacks.before(async (ctx) => {
       '/binary': respond(200, Buffer.from([0, 1, 2, 3, 255]), { 'content-type': 'application/octet-stream' }),
     },
   });
-  const lookup = scriptedLookup((name) => (name === 'site.test' ? ['127.0.0.1'] : name === 'inside.test' ? ['127.0.0.2'] : name === 'evil.test' ? ['127.0.0.1', '10.0.0.1'] : null));
+  const lookup = scriptedLookup((name) =>
+    name === 'site.test' ? ['127.0.0.1'] : name === 'inside.test' ? ['127.0.0.2'] : name === 'evil.test' ? ['127.0.0.1', '10.0.0.1'] : null,
+  );
   ctx.svc = await startService(
     { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', ALLOW_PRIVATE_NETWORKS: 'false', FETCH_TIMEOUT_MS: '1500', MAX_REDIRECTS: '5' },
     { fetch: { resolver: lookupResolver(lookup), isPublicAddress: (ip) => ip === '127.0.0.1' || isPublicAddress(ip) } },
@@ -88,7 +90,9 @@ for (const [name, url] of literals) {
     const dialled = up.connections;
     const res = await svc.request(q(url));
     assert.is(res.status, 400);
-    const message = url.includes('@') ? 'must not contain credentials (user:password@)' : 'must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true';
+    const message = url.includes('@')
+      ? 'must not contain credentials (user:password@)'
+      : 'must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true';
     assert.equal(res.json, urlError(message));
     assert.is(up.connections, dialled);
   });

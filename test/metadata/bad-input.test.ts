@@ -59,7 +59,11 @@ attacks.before(async (ctx) => {
       },
       '/oembed-dns-hangs': (_req, res) => {
         const endpoint = `http://hang.test:${ctx.up.port}/oembed`;
-        void respond(200, `<html><head><title>Hanging oEmbed</title><link rel="alternate" type="application/json+oembed" href="${endpoint}"></head><body>`, html)(_req, res);
+        void respond(
+          200,
+          `<html><head><title>Hanging oEmbed</title><link rel="alternate" type="application/json+oembed" href="${endpoint}"></head><body>`,
+          html,
+        )(_req, res);
       },
     },
   });
@@ -133,13 +137,16 @@ service('is counted over budget in the recent scan times and its cost is charged
   let now = 0;
   const costs: [string | undefined, number][] = [];
   const scanTimes = new RecentScanTimes({ now: () => 0 });
-  const metadata = cachedMetadata(createMetadataPipeline({
-    config,
-    safeFetch: fetcher.safeFetch,
-    scanClock: () => (now += 1),
-    scanTimes,
-    onScanCost: (client, ms) => costs.push([client, ms]),
-  }), { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
+  const metadata = cachedMetadata(
+    createMetadataPipeline({
+      config,
+      safeFetch: fetcher.safeFetch,
+      scanClock: () => (now += 1),
+      scanTimes,
+      onScanCost: (client, ms) => costs.push([client, ms]),
+    }),
+    { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) },
+  );
   try {
     const answer = await metadata.get(up.url('/million-tags'), 'og', '203.0.113.7');
     assert.is(answer.metadata.title, 'A million tags');
@@ -149,7 +156,10 @@ service('is counted over budget in the recent scan times and its cost is charged
     assert.ok(costs.length > 2, `charged while it ran, not once at its end (${costs.length} charges)`);
     assert.ok(costs.every(([client]) => client === '203.0.113.7'));
     // The charges of its turns and the rules after them add up to the page's cost.
-    assert.is(costs.reduce((sum, [, ms]) => sum + ms, 0), recent.max);
+    assert.is(
+      costs.reduce((sum, [, ms]) => sum + ms, 0),
+      recent.max,
+    );
   } finally {
     await fetcher.close();
     await up.close();

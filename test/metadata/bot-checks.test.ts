@@ -102,7 +102,12 @@ const CHALLENGES: Record<string, [number, Record<string, string>, string, string
   'akamai-challenge': [200, html, AKAMAI_CHALLENGE, 'Akamai'],
   'akamai-challenge-428': [428, html, AKAMAI_CHALLENGE, 'Akamai'],
   'datadome-block': [403, { ...html, 'x-datadome': 'protected', 'set-cookie': 'datadome=AbC~123; Max-Age=31536000; Path=/' }, DATADOME_CAPTCHA, 'DataDome'],
-  'datadome-json': [403, { 'content-type': 'application/json;charset=utf-8', 'x-datadome': 'protected', 'x-dd-b': '1' }, '{"url":"https://geo.captcha-delivery.com/captcha/?initialCid=AHrlqAAAAAMA"}', 'DataDome'],
+  'datadome-json': [
+    403,
+    { 'content-type': 'application/json;charset=utf-8', 'x-datadome': 'protected', 'x-dd-b': '1' },
+    '{"url":"https://geo.captcha-delivery.com/captcha/?initialCid=AHrlqAAAAAMA"}',
+    'DataDome',
+  ],
   'datadome-script': [200, html, DATADOME_IN_HEAD, 'DataDome'],
   'perimeterx-meta': [403, html, PERIMETERX_BLOCK, 'PerimeterX'],
   'perimeterx-title': [403, html, PERIMETERX_OLD, 'PerimeterX'],
@@ -124,20 +129,38 @@ const NORMAL: Record<string, [Record<string, string>, string, string]> = {
   // A page about Cloudflare's interstitial, quoting it.
   'just-a-moment-in-text': [
     html,
-    article('Just a moment, a history of loading screens', '<meta name="description" content="Just a moment... is Cloudflare checking your browser.">').replace('<p>Text</p>', '<p>Just a moment...</p>'),
+    article('Just a moment, a history of loading screens', '<meta name="description" content="Just a moment... is Cloudflare checking your browser.">').replace(
+      '<p>Text</p>',
+      '<p>Just a moment...</p>',
+    ),
     'Just a moment, a history of loading screens',
   ],
   // Cloudflare-served, with the JavaScript Detections and Turnstile scripts real pages carry.
   'cloudflare-served': [
     { ...cf, 'set-cookie': '__cf_bm=abc; path=/; HttpOnly' },
-    article('Shop', '<script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script><script src="https://challenges.cloudflare.com/turnstile/v0/api.js" async></script>'),
+    article(
+      'Shop',
+      '<script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script><script src="https://challenges.cloudflare.com/turnstile/v0/api.js" async></script>',
+    ),
     'Shop',
   ],
   'akamai-served': [{ ...html, server: 'AkamaiGHost', 'akamai-grn': '0.1' }, article('Weather'), 'Weather'],
-  'datadome-protected': [{ ...html, 'x-datadome': 'protected', 'set-cookie': 'datadome=AbC; Path=/' }, article('News', '<script src="https://js.datadome.co/tags.js" async></script>'), 'News'],
+  'datadome-protected': [
+    { ...html, 'x-datadome': 'protected', 'set-cookie': 'datadome=AbC; Path=/' },
+    article('News', '<script src="https://js.datadome.co/tags.js" async></script>'),
+    'News',
+  ],
   'perimeterx-protected': [html, article('Store', '<script src="//client.perimeterx.net/PXaOtQIWNf/main.min.js" async></script>'), 'Store'],
-  'imperva-served': [{ ...html, 'x-cdn': 'Imperva', 'x-iinfo': '10-1234 NNNN' }, article('Bank', '<script src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e6fffd425f7e032f3&ns=1"></script>'), 'Bank'],
-  'aws-waf-sdk': [html, article('Tickets', '<script src="https://3f1e2d3c4b5a.edge.sdk.awswaf.com/3f1e2d3c4b5a/6c5b4a3f2e1d/challenge.js" defer></script>'), 'Tickets'],
+  'imperva-served': [
+    { ...html, 'x-cdn': 'Imperva', 'x-iinfo': '10-1234 NNNN' },
+    article('Bank', '<script src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e6fffd425f7e032f3&ns=1"></script>'),
+    'Bank',
+  ],
+  'aws-waf-sdk': [
+    html,
+    article('Tickets', '<script src="https://3f1e2d3c4b5a.edge.sdk.awswaf.com/3f1e2d3c4b5a/6c5b4a3f2e1d/challenge.js" defer></script>'),
+    'Tickets',
+  ],
   'titled-access-denied': [html, article('Access Denied'), 'Access Denied'],
   // Cloudflare-served pages whose titles begin with the interstitial's localised words.
   'cloudflare-un-instant': [cf, article('Un instant de grâce'), 'Un instant de grâce'],
@@ -208,7 +231,9 @@ test('a challenge body under a status no vendor uses (404) stays http_status', a
 });
 
 test("a 428 without any marker (a site's own precondition error) stays http_status", async ({ svc }) => {
-  const precondition = await startUpstream({ routes: { '/': respond(428, '<html><head><title>Precondition Required</title></head><body></body></html>', html) } });
+  const precondition = await startUpstream({
+    routes: { '/': respond(428, '<html><head><title>Precondition Required</title></head><body></body></html>', html) },
+  });
   try {
     const res = await svc.request(q(precondition.url('/').href));
     assert.equal([res.status, res.json], [422, { code: 422, reason: 'http_status', message: 'The site answered 428.' }]);

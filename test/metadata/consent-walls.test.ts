@@ -49,7 +49,10 @@ test.before(async (ctx) => {
   for (const name of NAMES) ctx.dns.set(name, { A: ['127.0.0.1'] });
   // One fixture serves every name (the Host differs, the port is the same): paths tell the sites
   // apart. A redirect names the fixture's port, known once it listens.
-  const to = (status: number, host: string, path: string): Route => (req, res) => redirect(status, ctx.up.url(path, host).href)(req, res);
+  const to =
+    (status: number, host: string, path: string): Route =>
+    (req, res) =>
+      redirect(status, ctx.up.url(path, host).href)(req, res);
   const page = (title: string) => respond(200, `<html><head><title>${title}</title></head><body></body></html>`, html);
   const routes: Record<string, Route> = {
     '/watch': to(302, 'consent.youtube.com', '/m?continue=https%3A%2F%2Fwww.youtube.com%2Fwatch%3Fv%3DdQw4w9WgXcQ'),

@@ -99,7 +99,11 @@ probes.before(async (ctx) => {
   });
   const bare = page({});
   ctx.noIcon = await startUpstream({
-    routes: { '/': bare, '/declares-ico': page({}, [`<link rel="shortcut icon" href="/favicon.ico">`]), '/doc.pdf': respond(200, '%PDF-1.4', { 'content-type': 'application/pdf' }) },
+    routes: {
+      '/': bare,
+      '/declares-ico': page({}, [`<link rel="shortcut icon" href="/favicon.ico">`]),
+      '/doc.pdf': respond(200, '%PDF-1.4', { 'content-type': 'application/pdf' }),
+    },
   });
   ctx.softIcon = await startUpstream({ routes: { '/': bare, '/favicon.ico': respond(200, '<!DOCTYPE html><title>Not found</title>', html) } });
   ctx.icoIcon = await startUpstream({ routes: { '/': bare, '/favicon.ico': ranged(ico([32, 16]), { 'content-type': 'image/vnd.microsoft.icon' }) } });
@@ -157,7 +161,11 @@ probes('og image, twitter image and favicon: each probed once, each result in bo
   const before = p.probes.length;
   const og = await get(ctx, up.url('/three').href);
   assert.equal([up.hits('/img/a.png'), up.hits('/img/b.png'), up.hits('/icons/c.png')], [1, 1, 1]);
-  assert.equal(p.probes.slice(before).sort(), [['favicon', 'image'], ['image', 'image'], ['image', 'image']]);
+  assert.equal(p.probes.slice(before).sort(), [
+    ['favicon', 'image'],
+    ['image', 'image'],
+    ['image', 'image'],
+  ]);
   const twitter = await get(ctx, up.url('/three').href, 'twitter');
   assert.equal(og.image, { url: `${up.origin}/img/a.png`, type: 'image/png', width: 10, height: 20, size: null, cors_safe: true });
   assert.equal(twitter.image, { url: `${up.origin}/img/b.png`, type: 'image/png', width: 30, height: 40, size: null, cors_safe: false });
@@ -275,28 +283,31 @@ for (const [name, path, image] of [
   ['stalled headers', '/slow-image', { type: 'image/png', width: null, height: null }],
   ['a body that stops', '/drip-image', { type: null, width: null, height: null }],
 ] as const) {
-  budget(`${name}: answered when the budget ends, without the image that comes later; fields as tagged, no cors_safe; later requests answered`, async ({ up, p }) => {
-    const probesBefore = p.probes.length;
-    const imagePath = path === '/slow-image' ? '/img/stall.png' : '/img/drip.png';
-    const res = await p.svc.request(q(up.url(path).href));
-    assert.is(res.status, 200);
-    // What the answer holds was settled before the image came: the service hung up on it, and its
-    // probe ended as a timeout. Had the answer waited for the image, it would carry 3×3 and cors_safe.
-    const { url: _url, ...fields } = res.json.image;
-    assert.equal(fields, { ...image, size: null });
-    assert.is(await up.requests.filter((r) => r.path === imagePath).at(-1)!.outcome, 'closed early');
-    assert.ok(p.probes.slice(probesBefore).some(([kind, outcome]) => kind === 'image' && outcome === 'timeout'));
-    if (path === '/slow-image') {
-      // The favicon's probe was quick: what finished within the budget stays (the answer did wait for it).
-      assert.equal(res.json.favicon, { url: `${up.origin}/icons/quick.png`, type: 'image/png', width: 16, height: 16, size: null, cors_safe: true });
-    } else {
-      // The /favicon.ico fallback was probed (404) before the answer: its url is dropped.
-      assert.is(res.json.favicon.url, null);
-    }
-    const next = await p.svc.request(q(up.url('/ok').href + `?after=${path}`));
-    assert.is(next.status, 200);
-    assert.equal(next.json.image, { url: `${up.origin}/img/quick.png`, type: 'image/png', width: 20, height: 10, size: null, cors_safe: true });
-  });
+  budget(
+    `${name}: answered when the budget ends, without the image that comes later; fields as tagged, no cors_safe; later requests answered`,
+    async ({ up, p }) => {
+      const probesBefore = p.probes.length;
+      const imagePath = path === '/slow-image' ? '/img/stall.png' : '/img/drip.png';
+      const res = await p.svc.request(q(up.url(path).href));
+      assert.is(res.status, 200);
+      // What the answer holds was settled before the image came: the service hung up on it, and its
+      // probe ended as a timeout. Had the answer waited for the image, it would carry 3×3 and cors_safe.
+      const { url: _url, ...fields } = res.json.image;
+      assert.equal(fields, { ...image, size: null });
+      assert.is(await up.requests.filter((r) => r.path === imagePath).at(-1)!.outcome, 'closed early');
+      assert.ok(p.probes.slice(probesBefore).some(([kind, outcome]) => kind === 'image' && outcome === 'timeout'));
+      if (path === '/slow-image') {
+        // The favicon's probe was quick: what finished within the budget stays (the answer did wait for it).
+        assert.equal(res.json.favicon, { url: `${up.origin}/icons/quick.png`, type: 'image/png', width: 16, height: 16, size: null, cors_safe: true });
+      } else {
+        // The /favicon.ico fallback was probed (404) before the answer: its url is dropped.
+        assert.is(res.json.favicon.url, null);
+      }
+      const next = await p.svc.request(q(up.url('/ok').href + `?after=${path}`));
+      assert.is(next.status, 200);
+      assert.equal(next.json.image, { url: `${up.origin}/img/quick.png`, type: 'image/png', width: 20, height: 10, size: null, cors_safe: true });
+    },
+  );
 }
 
 budget('the probe of a stalled image is cut when the budget ends (the upstream sees it closed)', async ({ up, p }) => {

@@ -11,7 +11,13 @@ const html = { 'content-type': 'text/html; charset=utf-8' };
 const q = (url: string) => `/v1/metadata?${new URLSearchParams({ url })}`;
 const ld = (json: string) => `<script type="application/ld+json">${json}</script>`;
 const page = (head: string, lang = '') => `<!doctype html><html${lang}><head><title>T</title>${head}</head><body><p>text</p></body></html>`;
-const ARTICLE_LD = JSON.stringify({ '@context': 'https://schema.org', '@type': 'NewsArticle', author: { '@type': 'Person', name: 'Ann Lee' }, datePublished: '2021-03-04T05:06:07-03:00', publisher: { '@type': 'Organization', name: 'Daily' } });
+const ARTICLE_LD = JSON.stringify({
+  '@context': 'https://schema.org',
+  '@type': 'NewsArticle',
+  author: { '@type': 'Person', name: 'Ann Lee' },
+  datePublished: '2021-03-04T05:06:07-03:00',
+  publisher: { '@type': 'Organization', name: 'Daily' },
+});
 
 const EVERY_FIELD = page(
   `<meta property="og:site_name" content="The Daily Example">
@@ -77,7 +83,14 @@ fields('a page with every extra field gives the exact object with them filled', 
 fields('JSON-LD fills author, published_time and site_name; the Content-Language header fills lang', async ({ up, svc }) => {
   const res = await svc.request(q(up.url('/from-json-ld').href));
   assert.is(res.status, 200);
-  assert.equal(pick(res.json), { site_name: 'Daily', lang: 'pt-BR', author: 'Ann Lee', published_time: '2021-03-04T08:06:07.000Z', theme_color: null, embed: null });
+  assert.equal(pick(res.json), {
+    site_name: 'Daily',
+    lang: 'pt-BR',
+    author: 'Ann Lee',
+    published_time: '2021-03-04T08:06:07.000Z',
+    theme_color: null,
+    embed: null,
+  });
 });
 
 const attacks: [string, string][] = [

@@ -51,10 +51,24 @@ test('the extra-fields fixture: JSON-LD @graph with references, og:locale, the l
   const both = extractBoth(tags, new URL('https://example.com/gatos'), { contentLanguage: 'en' });
   for (const meta of [both.og, both.twitter]) {
     assert.equal(
-      { site_name: meta.site_name, lang: meta.lang, author: meta.author, published_time: meta.published_time, theme_color: meta.theme_color, embed: meta.embed },
+      {
+        site_name: meta.site_name,
+        lang: meta.lang,
+        author: meta.author,
+        published_time: meta.published_time,
+        theme_color: meta.theme_color,
+        embed: meta.embed,
+      },
       // The article's publisher by reference, not the WebSite's name; the article's date, not the
       // WebPage's; its authors, one by reference; og:locale before the header; nothing from <body>.
-      { site_name: 'Revista Exemplo', lang: 'pt-BR', author: 'Ana Souza, Bruno Lima', published_time: '2021-03-04T08:06:07.000Z', theme_color: '#fafafa', embed: null },
+      {
+        site_name: 'Revista Exemplo',
+        lang: 'pt-BR',
+        author: 'Ana Souza, Bruno Lima',
+        published_time: '2021-03-04T08:06:07.000Z',
+        theme_color: '#fafafa',
+        embed: null,
+      },
     );
   }
 });

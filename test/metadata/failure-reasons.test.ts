@@ -129,7 +129,11 @@ chain.run();
 const contract = suite('the reason enum of openapi.yaml');
 contract('every reason the service can give is in the enum, and every value of the enum can be given', () => {
   const doc = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8'));
-  const resolve = (ref: string) => ref.replace(/^#\//, '').split('/').reduce((o: any, k: string) => o[k], doc);
+  const resolve = (ref: string) =>
+    ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((o: any, k: string) => o[k], doc);
   const apiError = resolve(doc.paths['/v1/metadata'].get.responses['422'].content['application/json'].schema.$ref);
   const proxyError = resolve(doc.paths['/v1/cors-proxy'].get.responses['502'].content['application/json'].schema.$ref);
   // The 422 and the proxy's 502 speak the same reasons.

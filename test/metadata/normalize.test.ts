@@ -2,15 +2,7 @@
 // non-negative or null.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  FIELD_LIMITS,
-  cut,
-  normalizeIconSizes,
-  normalizeMimeType,
-  normalizeNumber,
-  normalizeText,
-  normalizeUrl,
-} from '../../src/metadata/normalize.js';
+import { FIELD_LIMITS, cut, normalizeIconSizes, normalizeMimeType, normalizeNumber, normalizeText, normalizeUrl } from '../../src/metadata/normalize.js';
 
 test('text is trimmed, whitespace runs (NBSP and line breaks too) collapse to one space, controls go', () => {
   assert.is(normalizeText('  a \n\t b\u00a0\u00a0c\u2028d\u0000\u0007e  ', 100), 'a b c de');
@@ -52,8 +44,19 @@ test('a URL longer than the bound is dropped, not cut', () => {
 
 test('width, height and size parse as non-negative numbers or null', () => {
   const cases: [string | null, number | null][] = [
-    ['1200', 1200], [' 630 ', 630], ['0', 0], ['12.5', 12.5], ['300px', 300], ['+5', 5],
-    ['-1', null], ['auto', null], ['', null], ['1e3', null], ['12abc', null], ['9'.repeat(400), null], [null, null],
+    ['1200', 1200],
+    [' 630 ', 630],
+    ['0', 0],
+    ['12.5', 12.5],
+    ['300px', 300],
+    ['+5', 5],
+    ['-1', null],
+    ['auto', null],
+    ['', null],
+    ['1e3', null],
+    ['12abc', null],
+    ['9'.repeat(400), null],
+    [null, null],
   ];
   for (const [raw, expected] of cases) assert.is(normalizeNumber(raw), expected, String(raw));
 });

@@ -14,17 +14,20 @@ test('the request deadline stops an enrichment whose own budget is far longer; w
   const config = testConfig({ ENRICH_BUDGET_MS: '600000', REQUEST_DEADLINE_MS: '500' });
   const fetcher = createSafeFetch(config);
   let stopped = false;
-  const metadata = cachedMetadata(createMetadataPipeline({
-    config,
-    safeFetch: fetcher.safeFetch,
-    enrichers: [
-      async (input, signal) => {
-        input.og.site_name = 'set before the deadline';
-        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-        stopped = true;
-      },
-    ],
-  }), { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
+  const metadata = cachedMetadata(
+    createMetadataPipeline({
+      config,
+      safeFetch: fetcher.safeFetch,
+      enrichers: [
+        async (input, signal) => {
+          input.og.site_name = 'set before the deadline';
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          stopped = true;
+        },
+      ],
+    }),
+    { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) },
+  );
   try {
     // Without the deadline the answer would wait for the enrichment budget: ten minutes.
     const hung = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 30_000).unref());

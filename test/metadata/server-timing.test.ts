@@ -23,7 +23,10 @@ async function timingOf(timings: { dnsMs: number | null; connectMs: number | nul
   const fetcher = createSafeFetch(config);
   // safeFetch as it answers, its timings replaced by `timings` when given.
   const safeFetch: SafeFetch = async (url, options) => Object.assign(await fetcher.safeFetch(url, options), timings ? { timings } : {});
-  const service = cachedMetadata(createMetadataPipeline({ config, safeFetch, enrichers: [async () => {}] }), { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
+  const service = cachedMetadata(createMetadataPipeline({ config, safeFetch, enrichers: [async () => {}] }), {
+    config,
+    store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }),
+  });
   try {
     const timing = new ServerTiming();
     await service.get(up.url('/p'), 'og', undefined, timing);
@@ -53,7 +56,10 @@ test('a hit of the extraction store says hit and nothing else', async () => {
   const up = await startUpstream({ routes: { '/p': respond(200, '<title>x</title>', html) } });
   const config = testConfig();
   const fetcher = createSafeFetch(config);
-  const service = cachedMetadata(createMetadataPipeline({ config, safeFetch: fetcher.safeFetch }), { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
+  const service = cachedMetadata(createMetadataPipeline({ config, safeFetch: fetcher.safeFetch }), {
+    config,
+    store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }),
+  });
   try {
     await service.get(up.url('/p'), 'og', undefined, new ServerTiming());
     const timing = new ServerTiming();

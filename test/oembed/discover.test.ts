@@ -14,7 +14,10 @@ test('an application/json+oembed link is found and resolved against the page URL
 });
 
 test('a relative href resolves against <base href>', () => {
-  assert.is(found(page({ baseHref: 'https://cdn.example.net/app/', links: [link('alternate', 'oembed.json', JSON_TYPE)] })), 'https://cdn.example.net/app/oembed.json');
+  assert.is(
+    found(page({ baseHref: 'https://cdn.example.net/app/', links: [link('alternate', 'oembed.json', JSON_TYPE)] })),
+    'https://cdn.example.net/app/oembed.json',
+  );
 });
 
 test('text/json+oembed, which some sites use, is found too', () => {
@@ -35,7 +38,12 @@ test('rel must hold the alternate token', () => {
 });
 
 test('the first link that resolves to http(s) wins: a javascript: href is skipped', () => {
-  const links = [link('alternate', 'javascript:alert(1)', JSON_TYPE), link('alternate', '  ', JSON_TYPE), link('alternate', '/second', JSON_TYPE), link('alternate', '/third', JSON_TYPE)];
+  const links = [
+    link('alternate', 'javascript:alert(1)', JSON_TYPE),
+    link('alternate', '  ', JSON_TYPE),
+    link('alternate', '/second', JSON_TYPE),
+    link('alternate', '/third', JSON_TYPE),
+  ];
   assert.is(found(page({ links })), 'https://example.com/second');
 });
 

@@ -81,7 +81,10 @@ test("a known provider's endpoint is asked first, for JSON about the page withou
   assert.is(res.status, 200);
   assert.equal(res.json, metadataBody(video('/watch/1'), { title: 'Watch one', embed: videoEmbed('Watch one') }));
   const asked = up.requests.filter((r) => r.path.startsWith('/provider'));
-  assert.equal(asked.map((r) => r.path), [`/provider?${new URLSearchParams({ format: 'json', url: video('/watch/1') })}`]);
+  assert.equal(
+    asked.map((r) => r.path),
+    [`/provider?${new URLSearchParams({ format: 'json', url: video('/watch/1') })}`],
+  );
   assert.is(asked[0]!.headers.accept, 'application/json');
   assert.is(up.hits('/discovered/watch'), 0, "the page's own link was not needed");
 });
@@ -102,7 +105,10 @@ test('a blocked page (403) of a known provider is answered 200 from its oEmbed a
 test('a blocked page whose provider gives nothing stays the 422 of its status', async ({ up, svc, video }) => {
   const res = await svc.request(q(video('/blocked/2')));
   assert.equal([res.status, res.json], [422, { code: 422, reason: 'http_status', message: 'The site answered 403.' }]);
-  assert.ok(up.requests.some((r) => r.path.includes(encodeURIComponent(video('/blocked/2')))), 'the provider was asked');
+  assert.ok(
+    up.requests.some((r) => r.path.includes(encodeURIComponent(video('/blocked/2')))),
+    'the provider was asked',
+  );
 });
 
 test('a failed page of no known provider is the usual 422, and no endpoint is asked', async ({ up, svc, site }) => {

@@ -15,7 +15,11 @@ export const q = (url: string, extra: Record<string, string> = {}) => `/v1/metad
 
 /** A page whose head declares `endpoint` as its JSON oEmbed answer. */
 export function pageWithLink(title: string, endpoint: string): Route {
-  return respond(200, `<!doctype html><html><head><title>${title}</title><link rel="alternate" type="application/json+oembed" href="${endpoint}"></head><body></body></html>`, html);
+  return respond(
+    200,
+    `<!doctype html><html><head><title>${title}</title><link rel="alternate" type="application/json+oembed" href="${endpoint}"></head><body></body></html>`,
+    html,
+  );
 }
 
 /** An oEmbed answer: `answer` as JSON (a string is sent as it is), labelled application/json unless told. */

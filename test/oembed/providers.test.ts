@@ -9,7 +9,7 @@ import { compileScheme } from '../../src/oembed/url-scheme.js';
 const test = suite('known oEmbed providers');
 const known = new ProviderTable();
 
-test('a YouTube URL finds YouTube\'s endpoint, asked for JSON about the page without its fragment', () => {
+test("a YouTube URL finds YouTube's endpoint, asked for JSON about the page without its fragment", () => {
   assert.is(
     known.endpointFor(new URL('https://www.youtube.com/watch?v=abc#t=30'))?.href,
     'https://www.youtube.com/oembed?format=json&url=https%3A%2F%2Fwww.youtube.com%2Fwatch%3Fv%3Dabc',
@@ -48,7 +48,7 @@ test('a URL matching several providers takes the first in list order', () => {
   assert.is(reversed.endpointFor(new URL('https://www.video.test/watch/1'))?.origin, 'https://third.test');
 });
 
-test('an endpoint\'s own query is kept; format and url are set once', () => {
+test("an endpoint's own query is kept; format and url are set once", () => {
   const table = new ProviderTable([{ endpoint: 'https://api.test/oembed/?format=xml&key=public', schemes: ['https://site.test/*'] }]);
   assert.is(
     table.endpointFor(new URL('https://site.test/a?b=1'))?.href,

@@ -8,7 +8,7 @@ import { startWorldDns } from '../world/dns-server.js';
 // /healthz and /metrics while lookups time out. The rule (fetch/dns-window.ts): degraded while, in
 // the last 20 s, at least 5 queries timed out and they were at least 20% of all queries.
 
-test('the nameservers are silent only when no query of the window was answered: one answer makes timeouts the names\' own', () => {
+test("the nameservers are silent only when no query of the window was answered: one answer makes timeouts the names' own", () => {
   let now = 100_000;
   const window = new DnsWindow(() => now);
   for (let i = 0; i < 10; i++) window.record(true);
@@ -48,7 +48,10 @@ test('/healthz says degraded while lookups time out, with the counts; /metrics c
     const names = Array.from({ length: DNS_DEGRADED.minTimeouts }, (_, i) => `dead-${i}.test`);
     for (const name of names) dns.set(name, { silent: true });
     const answers = await Promise.all(names.map((name) => svc.request(`/v1/metadata?url=${encodeURIComponent(`http://${name}/`)}`)));
-    assert.equal(answers.map((r) => r.status), Array(names.length).fill(422));
+    assert.equal(
+      answers.map((r) => r.status),
+      Array(names.length).fill(422),
+    );
 
     const during = await svc.request('/healthz');
     assert.is(during.status, 200);

@@ -40,8 +40,14 @@ test('lines still gathered when the process is stopped are written before it exi
   const stdout = svc.child.stdout!;
   if (!stdout.readableEnded) await new Promise((resolve) => stdout.once('end', resolve)); // the pipe's last bytes
   const logged = new Set(svc.logs.map((l) => l.reqId));
-  assert.equal(ids.filter((id) => !logged.has(id)), []);
-  assert.ok(svc.logs.some((l) => l.msg === 'stopped'), 'the last line of all');
+  assert.equal(
+    ids.filter((id) => !logged.has(id)),
+    [],
+  );
+  assert.ok(
+    svc.logs.some((l) => l.msg === 'stopped'),
+    'the last line of all',
+  );
 });
 
 test.run();

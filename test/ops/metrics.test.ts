@@ -78,8 +78,14 @@ test('with METRICS_PORT, /metrics is served on its own listener and the public p
 test('METRICS_PORT and REDIS_KEY_PREFIX are checked when the service starts', () => {
   assert.is(loadConfig({}).metricsPort, null);
   assert.is(loadConfig({}).redisKeyPrefix, 'lp:');
-  assert.throws(() => loadConfig({ METRICS_PORT: '0' }), (err: unknown) => err instanceof ConfigError && err.setting === 'METRICS_PORT');
-  assert.throws(() => loadConfig({ REDIS_KEY_PREFIX: 'has space:' }), (err: unknown) => err instanceof ConfigError && err.setting === 'REDIS_KEY_PREFIX');
+  assert.throws(
+    () => loadConfig({ METRICS_PORT: '0' }),
+    (err: unknown) => err instanceof ConfigError && err.setting === 'METRICS_PORT',
+  );
+  assert.throws(
+    () => loadConfig({ REDIS_KEY_PREFIX: 'has space:' }),
+    (err: unknown) => err instanceof ConfigError && err.setting === 'REDIS_KEY_PREFIX',
+  );
 });
 
 test('REDIS_KEY_PREFIX puts every key of a deployment under its prefix', async () => {
@@ -93,7 +99,10 @@ test('REDIS_KEY_PREFIX puts every key of a deployment under its prefix', async (
     assert.is((await svc.request(`/v1/metadata?url=${encodeURIComponent(target)}`)).status, 200);
     const keys = (await redis.keys(`${prefix}*`)).sort();
     assert.ok(keys.includes(`${prefix}x4:${target}`), `extraction under the prefix: ${keys.join(', ')}`);
-    assert.ok(keys.some((k) => k.startsWith(`${prefix}rl`)), `rate limit under the prefix: ${keys.join(', ')}`);
+    assert.ok(
+      keys.some((k) => k.startsWith(`${prefix}rl`)),
+      `rate limit under the prefix: ${keys.join(', ')}`,
+    );
     assert.equal(await redis.keys(`lp:x4:${target}`), [], 'nothing under the default prefix');
   } finally {
     const keys = await redis.keys(`${prefix}*`);
@@ -137,7 +146,9 @@ test('a proxied image sent whole is logged 200 once it has ended', async () => {
   const up = await startUpstream({ routes: { '/small.png': respond(200, image, { 'content-type': 'image/png' }) } });
   const svc = await startService({ RATE_LIMIT_MAX: '0' });
   try {
-    const res = await new Promise<http.IncomingMessage>((resolve) => http.get(`${svc.baseUrl}/v1/cors-proxy?url=${encodeURIComponent(up.url('/small.png').href)}`, resolve));
+    const res = await new Promise<http.IncomingMessage>((resolve) =>
+      http.get(`${svc.baseUrl}/v1/cors-proxy?url=${encodeURIComponent(up.url('/small.png').href)}`, resolve),
+    );
     res.resume();
     await new Promise((r) => res.on('end', r));
     const counted = async () => (await svc.request('/metrics')).text;

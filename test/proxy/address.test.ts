@@ -60,7 +60,21 @@ test('control: the trusted fixture, reached by name, is proxied', async () => {
   assert.is(res.headers.get('content-type'), 'image/png');
 });
 
-for (const host of ['127.1', '0177.0.0.1', '0x7f.1', '2130706433', '0', '[::]', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[64:ff9b::a00:1]', '[2002:7f00:1::]', 'localhost', 'localhost.']) {
+for (const host of [
+  '127.1',
+  '0177.0.0.1',
+  '0x7f.1',
+  '2130706433',
+  '0',
+  '[::]',
+  '[::1]',
+  '[::ffff:127.0.0.1]',
+  '[::ffff:7f00:1]',
+  '[64:ff9b::a00:1]',
+  '[2002:7f00:1::]',
+  'localhost',
+  'localhost.',
+]) {
   test(`a literal or local host ${host} is invalid input (400), nothing dialled`, async () => {
     // Proven refused by the URL check first, so a bug can never send a packet off this machine.
     assert.ok(targetProblem(new URL(`http://${host}:${inner.port}/x.png`), { allowPrivateNetworks: false }));

@@ -16,7 +16,15 @@ let proxy: ProxyService;
 test.before(async () => {
   up = await startUpstream({
     routes: {
-      '/a.png': respond(200, PNG, { 'content-type': 'image/png', etag: '"v1"', 'last-modified': 'Sun, 01 Nov 2026 10:00:00 GMT', 'set-cookie': 'track=1', 'access-control-allow-origin': 'https://evil.example', 'cache-control': 'private, max-age=5', 'x-secret': 'internal' }),
+      '/a.png': respond(200, PNG, {
+        'content-type': 'image/png',
+        etag: '"v1"',
+        'last-modified': 'Sun, 01 Nov 2026 10:00:00 GMT',
+        'set-cookie': 'track=1',
+        'access-control-allow-origin': 'https://evil.example',
+        'cache-control': 'private, max-age=5',
+        'x-secret': 'internal',
+      }),
       '/a.jpg': respond(200, JPEG, { 'content-type': 'image/jpeg' }),
       '/a.gif': respond(200, GIF, { 'content-type': 'image/gif' }),
       '/a.webp': respond(200, WEBP, { 'content-type': 'image/webp' }),
@@ -171,7 +179,10 @@ test('a PNG/HTML polyglot passes only as image/png, with nosniff and a sandboxin
 });
 
 test('upstream 4xx and 5xx are 502 {error, reason: http_status} naming the status, with no-store', async () => {
-  for (const [path, status] of [['/not-found', 404], ['/server-error', 500]] as const) {
+  for (const [path, status] of [
+    ['/not-found', 404],
+    ['/server-error', 500],
+  ] as const) {
     const res = await get(path);
     assert.is(res.status, 502, path);
     assert.equal(res.json, { error: `The image could not be fetched. The site answered ${status}.`, reason: 'http_status' });

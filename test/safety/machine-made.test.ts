@@ -13,7 +13,11 @@ const test = suite('machine-made domains');
 
 test('every domain of the well-known list passes (bench/data/well-known-domains.txt)', () => {
   const file = fileURLToPath(new URL('../../bench/data/well-known-domains.txt', import.meta.url));
-  const domains = fs.readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const domains = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   assert.ok(domains.length > 1_000, `${domains.length} domains`);
   const flagged = domains.filter((d) => domainLooksMachineMade(d) || domainLooksMachineMade(`www.${d}`));
   assert.equal(flagged, []);

@@ -31,12 +31,7 @@ function recorder() {
 test('the union of all providers, de-duplicated, in enum order', async () => {
   const { failures, onFailure } = recorder();
   const tags = await runProviders(
-    [
-      answers('a', ['suspicious_domain', 'adult']),
-      answers('b', ['security_threat', 'suspicious_domain'], 5),
-      answers('c', ['adult']),
-      answers('d', []),
-    ],
+    [answers('a', ['suspicious_domain', 'adult']), answers('b', ['security_threat', 'suspicious_domain'], 5), answers('c', ['adult']), answers('d', [])],
     input,
     new AbortController().signal,
     onFailure,
@@ -47,24 +42,14 @@ test('the union of all providers, de-duplicated, in enum order', async () => {
 
 test('providers run in parallel, not one after another', async () => {
   const started = Date.now();
-  await runProviders(
-    [answers('a', [], 100), answers('b', [], 100), answers('c', [], 100)],
-    input,
-    new AbortController().signal,
-    () => {},
-  );
+  await runProviders([answers('a', [], 100), answers('b', [], 100), answers('c', [], 100)], input, new AbortController().signal, () => {});
   const took = Date.now() - started;
   assert.ok(took < 250, `took ${took} ms`);
 });
 
 test('a provider that throws or rejects contributes nothing; the others still count', async () => {
   const { failures, onFailure } = recorder();
-  const tags = await runProviders(
-    [throwsAtOnce('sync'), rejects('async'), answers('ok', ['adult'])],
-    input,
-    new AbortController().signal,
-    onFailure,
-  );
+  const tags = await runProviders([throwsAtOnce('sync'), rejects('async'), answers('ok', ['adult'])], input, new AbortController().signal, onFailure);
   assert.equal(tags, ['adult']);
   assert.equal(failures.map((f) => f.provider).sort(), ['async', 'sync']);
   assert.match(String((failures.find((f) => f.provider === 'sync')!.err as Error).message), /sync broke/);
@@ -90,8 +75,7 @@ test('a provider that rejects because of the abort is counted once, as timed out
   const { failures, onFailure } = recorder();
   const listensToSignal: SafetyProvider = {
     name: 'polite',
-    check: (_input, signal) =>
-      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+    check: (_input, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
   };
   const controller = new AbortController();
   const pending = runProviders([listensToSignal], input, controller.signal, onFailure);
@@ -106,7 +90,10 @@ test('an already aborted signal answers [] at once and counts every provider', a
   const { failures, onFailure } = recorder();
   const tags = await runProviders([answers('a', ['adult']), answers('b', [])], input, AbortSignal.abort(), onFailure);
   assert.equal(tags, []);
-  assert.equal(failures.map((f) => f.provider), ['a', 'b']);
+  assert.equal(
+    failures.map((f) => f.provider),
+    ['a', 'b'],
+  );
 });
 
 test('a failure handler that throws does not break the check', async () => {

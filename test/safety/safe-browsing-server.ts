@@ -10,10 +10,7 @@ interface ThreatListing {
 }
 
 type Behaviour =
-  | { kind: 'api' }
-  | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
-  | { kind: 'malformed' }
-  | { kind: 'hang' };
+  { kind: 'api' } | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> } | { kind: 'malformed' } | { kind: 'hang' };
 
 interface RecordedRequest {
   method: string;

@@ -71,9 +71,7 @@ test('an ordinary page on an ordinary host: no tags, no failures, one Safe Brows
   assert.equal(await safety().check(at('https://news.example.com/story'), budget()), []);
   assert.equal(failures, []);
   assert.is(sb.requests.length, 1);
-  assert.equal((sb.requests[0]!.body as { threatInfo: { threatEntries: unknown } }).threatInfo.threatEntries, [
-    { url: 'https://news.example.com/story' },
-  ]);
+  assert.equal((sb.requests[0]!.body as { threatInfo: { threatEntries: unknown } }).threatInfo.threatEntries, [{ url: 'https://news.example.com/story' }]);
 });
 
 test('the settings choose the providers', () => {
@@ -156,17 +154,26 @@ for (const status of [400, 403, 429, 500]) {
     sb.behaviour = { kind: 'status', status };
     const tags = await safety().check(at('https://login.phish.example/'), budget());
     assert.equal(tags, ['security_threat']); // from the threat list
-    assert.equal(failures.map((f) => f.provider), ['safe-browsing']);
+    assert.equal(
+      failures.map((f) => f.provider),
+      ['safe-browsing'],
+    );
     assert.instance(failures[0]!.err, SafeBrowsingFailed);
     assert.is((failures[0]!.err as SafeBrowsingFailed).status, status);
-    assert.equal(warnings.map((w) => (w.obj as { provider?: string }).provider), ['safe-browsing']);
+    assert.equal(
+      warnings.map((w) => (w.obj as { provider?: string }).provider),
+      ['safe-browsing'],
+    );
   });
 }
 
 test('Safe Browsing answering malformed JSON: no tag from it, failure counted', async () => {
   sb.behaviour = { kind: 'malformed' };
   assert.equal(await safety().check(at('http://93.184.215.14/'), budget()), ['suspicious_domain']);
-  assert.equal(failures.map((f) => f.provider), ['safe-browsing']);
+  assert.equal(
+    failures.map((f) => f.provider),
+    ['safe-browsing'],
+  );
 });
 
 test('Safe Browsing too slow: check resolves at the budget with the rest; the timeout is counted', async () => {
@@ -176,7 +183,10 @@ test('Safe Browsing too slow: check resolves at the budget with the rest; the ti
   const took = Date.now() - started;
   assert.equal(tags, ['adult']);
   assert.ok(took >= 190 && took < 1_000, `took ${took} ms`);
-  assert.equal(failures.map((f) => f.provider), ['safe-browsing']);
+  assert.equal(
+    failures.map((f) => f.provider),
+    ['safe-browsing'],
+  );
   assert.instance(failures[0]!.err, ProviderTimedOut);
 });
 
@@ -186,7 +196,10 @@ test('Safe Browsing unreachable (connection refused): failure counted, never a r
   await closed.close();
   const tags = await safety({ SAFE_BROWSING_URL: endpoint }).check(at('https://news.example.com/'), budget());
   assert.equal(tags, []);
-  assert.equal(failures.map((f) => f.provider), ['safe-browsing']);
+  assert.equal(
+    failures.map((f) => f.provider),
+    ['safe-browsing'],
+  );
 });
 
 test('a list file that changes is picked up by the running check', async () => {

@@ -33,7 +33,15 @@ const page = new URL('https://site.example/');
 
 for (const [label, metas] of [
   ['RTA label as rating', [meta({ name: 'RATING', content: 'RTA-5042-1996-1400-1577-RTA' })]],
-  ['RTA label in a PICS-Label', [meta({ httpEquiv: 'PICS-Label', content: '(PICS-1.1 "http://www.rtalabel.org" l gen true for "https://site.example" r (n 0 s 0 v 0 l 0)) RTA-5042-1996-1400-1577-RTA' })]],
+  [
+    'RTA label in a PICS-Label',
+    [
+      meta({
+        httpEquiv: 'PICS-Label',
+        content: '(PICS-1.1 "http://www.rtalabel.org" l gen true for "https://site.example" r (n 0 s 0 v 0 l 0)) RTA-5042-1996-1400-1577-RTA',
+      }),
+    ],
+  ],
   ['RTA label under another name', [meta({ name: 'restriction', content: ' rta-5042-1996-1400-1577-rta ' })]],
   ['rating adult', [meta({ name: 'rating', content: 'adult' })]],
   ['rating Adult with spaces', [meta({ name: ' Rating ', content: '  Adult ' })]],

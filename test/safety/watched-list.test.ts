@@ -102,7 +102,10 @@ test('rejected lines are logged with their count', () => {
   const file = path.join(dir, 'threats.txt');
   fs.writeFileSync(file, 'ok.example\ncom\n');
   watch(file);
-  assert.equal(warnings.map((w) => (w.obj as { rejected?: number }).rejected), [1]);
+  assert.equal(
+    warnings.map((w) => (w.obj as { rejected?: number }).rejected),
+    [1],
+  );
 });
 
 test.run();

@@ -52,7 +52,10 @@ test('a long log (large max) counts exactly while its forgotten times are cut of
     const remaining: number[] = [];
     for (let i = 0; i < 2000; i++, t += 20) remaining.push((await store.hit('steady')).remaining); // 500 a window
     assert.equal(remaining.slice(0, 3), [999, 998, 997]);
-    assert.ok(remaining.slice(500).every((r) => r === 500), 'from the second window on, always 500 in it');
+    assert.ok(
+      remaining.slice(500).every((r) => r === 500),
+      'from the second window on, always 500 in it',
+    );
     assert.ok(store.logs.get('steady')!.length <= 1001, 'never more than twice the window kept');
   } finally {
     store.close();

@@ -42,7 +42,10 @@ function rulesFor(name: string, make: Make) {
   s('exactly max requests pass, counting down; the next one is refused for the whole block', async ({ at, hits }) => {
     at(1_000);
     const res = await hits('burst', 21);
-    assert.equal(res.slice(0, 20).map((d) => [d.allowed, d.remaining]), Array.from({ length: 20 }, (_, i) => [true, 19 - i]));
+    assert.equal(
+      res.slice(0, 20).map((d) => [d.allowed, d.remaining]),
+      Array.from({ length: 20 }, (_, i) => [true, 19 - i]),
+    );
     assert.equal(res[0], { allowed: true, limit: 20, remaining: 19, resetSeconds: (T0 + 11_000) / 1000, retryAfterSeconds: 0 });
     assert.equal(res[20], { allowed: false, limit: 20, remaining: 0, resetSeconds: (T0 + 11_000) / 1000, retryAfterSeconds: 10 });
   });
@@ -54,7 +57,10 @@ function rulesFor(name: string, make: Make) {
     const before = await hits('edge', 19);
     at(10_100);
     const after = await hits('edge', 20);
-    assert.equal([first, before, after].map((burst) => burst.filter((d) => d.allowed).length), [1, 19, 1]);
+    assert.equal(
+      [first, before, after].map((burst) => burst.filter((d) => d.allowed).length),
+      [1, 19, 1],
+    );
     // the one from 0 s has left the window and freed exactly one place
     assert.equal(after[0], { allowed: true, limit: 20, remaining: 0, resetSeconds: Math.ceil((T0 + 19_700) / 1000), retryAfterSeconds: 0 });
     assert.equal(after[1], { allowed: false, limit: 20, remaining: 0, resetSeconds: Math.ceil((T0 + 20_100) / 1000), retryAfterSeconds: 10 });
@@ -75,7 +81,10 @@ function rulesFor(name: string, make: Make) {
     await hits('slide', 10);
     at(10_000); // the first 10 leave the window now: it is (now - 10 s, now]
     const res = await hits('slide', 11);
-    assert.equal(res.slice(0, 10).map((d) => d.remaining), [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    assert.equal(
+      res.slice(0, 10).map((d) => d.remaining),
+      [9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+    );
     assert.is(res[0]!.resetSeconds, (T0 + 15_000) / 1000);
     assert.is(res[10]!.allowed, false);
   });
@@ -94,7 +103,10 @@ function rulesFor(name: string, make: Make) {
     at(19_000);
     // requests refused during the block were not counted: the whole budget is back
     const free = await hits('block', 20);
-    assert.equal(free.map((d) => d.allowed), Array(20).fill(true));
+    assert.equal(
+      free.map((d) => d.allowed),
+      Array(20).fill(true),
+    );
     assert.is(free[0]!.remaining, 19);
   });
 

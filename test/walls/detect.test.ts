@@ -33,7 +33,8 @@ hosts('a path marker is read on the path the src resolves to, whatever its case'
 });
 
 hosts("Cloudflare's detection script and Turnstile on a normal page are not markers", async () => {
-  const head = '<title>Shop</title><script src="/cdn-cgi/challenge-platform/h/b/scripts/jsd/13c98df4ef2d/main.js"></script><script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script>';
+  const head =
+    '<title>Shop</title><script src="/cdn-cgi/challenge-platform/h/b/scripts/jsd/13c98df4ef2d/main.js"></script><script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script>';
   assert.is(findBotCheck(await answer(head, { server: 'cloudflare' })), null);
 });
 hosts.run();
@@ -73,7 +74,11 @@ heads('each piece of article metadata alone vetoes a title marker; an empty one 
   ]) {
     assert.is(findBotCheck(await answer(title + meta, { server: 'cloudflare' }, 403)), null, meta);
   }
-  for (const meta of ['<meta property="og:type" content="website">', '<meta property="og:description" content=" ">', '<meta name="robots" content="noindex">']) {
+  for (const meta of [
+    '<meta property="og:type" content="website">',
+    '<meta property="og:description" content=" ">',
+    '<meta name="robots" content="noindex">',
+  ]) {
     assert.is(findBotCheck(await answer(title + meta, { server: 'cloudflare' }, 403))?.service, 'Cloudflare', meta);
   }
 });
@@ -99,10 +104,20 @@ consent('a look-alike of a consent host is not one', () => {
 
 consent("Facebook's login is /login and /login.php on its own hosts, not a page named login-something", () => {
   const from = new URL('https://www.facebook.com/groups/walkers/posts/1/');
-  for (const to of ['https://www.facebook.com/login/?next=x', 'https://www.facebook.com/login', 'https://m.facebook.com/login.php?next=x', 'https://web.facebook.com/login/device-based/regular/login/']) {
+  for (const to of [
+    'https://www.facebook.com/login/?next=x',
+    'https://www.facebook.com/login',
+    'https://m.facebook.com/login.php?next=x',
+    'https://web.facebook.com/login/device-based/regular/login/',
+  ]) {
     assert.is(findConsentWall(from, new URL(to))?.page, 'login', to);
   }
-  for (const to of ['https://www.facebook.com/loginradius', 'https://www.facebook.com/login.phpx', 'https://www.facebook.com/groups/login/', 'https://facebook.com.shop.test/login/']) {
+  for (const to of [
+    'https://www.facebook.com/loginradius',
+    'https://www.facebook.com/login.phpx',
+    'https://www.facebook.com/groups/login/',
+    'https://facebook.com.shop.test/login/',
+  ]) {
     assert.is(findConsentWall(from, new URL(to)), null, to);
   }
 });

@@ -4,13 +4,7 @@ import iconv from 'iconv-lite';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HeadScanner, scanHead } from '../../wasm-parser/index.js';
-import {
-  charsetOfMetaContent,
-  encodingForDeclaredLabel,
-  encodingForLabel,
-  firstInvalidUtf8,
-  incompleteUtf8Tail,
-} from '../../wasm-parser/charset.js';
+import { charsetOfMetaContent, encodingForDeclaredLabel, encodingForLabel, firstInvalidUtf8, incompleteUtf8Tail } from '../../wasm-parser/charset.js';
 import { bomPages, encodedPages } from './encoded-pages.js';
 import { utf8 } from './cuts.js';
 
@@ -29,7 +23,10 @@ for (const page of [...encodedPages, ...bomPages]) {
 test('a mid-head charset change re-scans the held bytes: metas before the change are kept once', async () => {
   const page = encodedPages.find((p) => p.name.startsWith('the choice changes mid-head'))!;
   const { tags } = await scanHead(page.bytes);
-  assert.equal(tags.metas.filter((m) => m.property === 'og:site_name').map((m) => m.content), ['ascii site']);
+  assert.equal(
+    tags.metas.filter((m) => m.property === 'og:site_name').map((m) => m.content),
+    ['ascii site'],
+  );
   assert.is(tags.metas.length, 4);
 });
 
@@ -113,7 +110,7 @@ test('a UTF-8 sequence cut by the end of the input is dropped, not turned into w
   assert.is(result.tags.title, 'Ελληνικά');
 });
 
-test('the charset in a meta content follows HTML\'s extraction algorithm', () => {
+test("the charset in a meta content follows HTML's extraction algorithm", () => {
   assert.is(charsetOfMetaContent('text/html; charset=gb2312'), 'gb2312');
   assert.is(charsetOfMetaContent('text/html;charset = "windows-1251"'), 'windows-1251');
   assert.is(charsetOfMetaContent("text/html; charset='euc-jp'"), 'euc-jp');

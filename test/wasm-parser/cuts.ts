@@ -23,7 +23,7 @@ export function runSeed(): number {
 /** Cuts `bytes` into chunks of 1..maxChunk bytes (some of them a single byte). */
 export function cut(bytes: Uint8Array, random: () => number, maxChunk = 97): Uint8Array[] {
   const chunks: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const size = random() < 0.2 ? 1 : 1 + Math.floor(random() * maxChunk);
     // Copies, as a network stream would hand them (the scanner keeps references to chunks).
     chunks.push(bytes.slice(at, at + size));

@@ -41,7 +41,10 @@ test(`a script over ${COLLECT_LIMITS.jsonLdChars} characters is left out whole, 
   const big = `"${'x'.repeat(COLLECT_LIMITS.jsonLdChars - 1)}"`;
   const exact = `"${'y'.repeat(COLLECT_LIMITS.jsonLdChars - 2)}"`;
   const tags = await scan(`${ld(big)}${ld(exact)}${ld('"after"')}`);
-  assert.equal(tags.jsonLd?.map((t) => t.length), [COLLECT_LIMITS.jsonLdChars, '"after"'.length]);
+  assert.equal(
+    tags.jsonLd?.map((t) => t.length),
+    [COLLECT_LIMITS.jsonLdChars, '"after"'.length],
+  );
 });
 
 test(`scripts past ${COLLECT_LIMITS.jsonLdTotalChars} characters in all are left out`, async () => {
@@ -51,13 +54,19 @@ test(`scripts past ${COLLECT_LIMITS.jsonLdTotalChars} characters in all are left
   const script = ld(`"${'z'.repeat(size - 2)}"`);
   const fits = Math.floor(COLLECT_LIMITS.jsonLdTotalChars / size);
   const tags = await scan(script.repeat(fits + 1) + ld('1'));
-  assert.equal(tags.jsonLd?.map((t) => t.length), [...Array.from({ length: fits }, () => size), 1]);
+  assert.equal(
+    tags.jsonLd?.map((t) => t.length),
+    [...Array.from({ length: fits }, () => size), 1],
+  );
   assert.is(tags.jsonLd?.at(-1), '1');
 });
 
 test(`no more than ${COLLECT_LIMITS.jsonLdScripts} scripts are kept`, async () => {
   const tags = await scan(Array.from({ length: COLLECT_LIMITS.jsonLdScripts + 5 }, (_, i) => ld(String(i))).join(''));
-  assert.equal(tags.jsonLd, Array.from({ length: COLLECT_LIMITS.jsonLdScripts }, (_, i) => String(i)));
+  assert.equal(
+    tags.jsonLd,
+    Array.from({ length: COLLECT_LIMITS.jsonLdScripts }, (_, i) => String(i)),
+  );
 });
 
 test('an over-long script gives the same result however the input is cut', async () => {
@@ -75,13 +84,18 @@ test('an over-long script gives the same result however the input is cut', async
   assert.equal(whole.tags.jsonLd, ['{"kept":true}']);
 });
 
-test('a meta\'s media= is kept (decoded) when present, and absent otherwise', async () => {
-  const tags = await scan('<meta name="theme-color" media="(prefers-color-scheme: dark)" content="#000"><meta name="theme-color" MEDIA="a &amp; b" content="#fff"><meta name="theme-color" content="red">');
-  assert.equal(tags.metas.map((m) => m.media), ['(prefers-color-scheme: dark)', 'a & b', undefined]);
+test("a meta's media= is kept (decoded) when present, and absent otherwise", async () => {
+  const tags = await scan(
+    '<meta name="theme-color" media="(prefers-color-scheme: dark)" content="#000"><meta name="theme-color" MEDIA="a &amp; b" content="#fff"><meta name="theme-color" content="red">',
+  );
+  assert.equal(
+    tags.metas.map((m) => m.media),
+    ['(prefers-color-scheme: dark)', 'a & b', undefined],
+  );
   assert.not.ok('media' in tags.metas[2]!);
 });
 
-test('the extra-fields fixture: the head\'s two scripts, not the text/javascript one nor the body\'s', async () => {
+test("the extra-fields fixture: the head's two scripts, not the text/javascript one nor the body's", async () => {
   const { tags } = await scanHead(new Uint8Array(readFileSync(new URL('../fixtures/pages/extra-fields.html', import.meta.url))));
   assert.is(tags.jsonLd?.length, 2);
   assert.ok(tags.jsonLd![0]!.includes('"@graph"'));

@@ -23,7 +23,7 @@ function budgeted(budgetMs: number, step = 1) {
 const TOP = '<html><head><title>Top</title><meta property="og:title" content="First">';
 const LATE = '<meta property="og:description" content="Late">';
 /** A head whose first block holds the title and og:title, then 400 KB of tags, then a late meta. */
-const heavy = utf8(`${TOP}${'<i>'.repeat(400 * 1024 / 3)}${LATE}</head><body>`);
+const heavy = utf8(`${TOP}${'<i>'.repeat((400 * 1024) / 3)}${LATE}</head><body>`);
 
 const contents = (metas: { property: string | null; content: string | null }[]) => metas.map((m) => [m.property, m.content]);
 
@@ -40,7 +40,10 @@ test('within its budget the same page is read to <body>, with no overBudget mark
   const result = await scanHead(heavy, budgeted(100_000));
   assert.is(result.overBudget, undefined);
   assert.is(result.stoppedAtBody, true);
-  assert.equal(contents(result.tags.metas), [['og:title', 'First'], ['og:description', 'Late']]);
+  assert.equal(contents(result.tags.metas), [
+    ['og:title', 'First'],
+    ['og:description', 'Late'],
+  ]);
 });
 
 test('the same budget on the same clock cuts the scan at the same place however the input is cut', async () => {
@@ -64,7 +67,10 @@ test('a scan over budget stops pulling from its source and releases it', async (
 
 test('both passes of a charset re-scan count against one budget', async () => {
   // Not UTF-8 at once (windows-1252 for now), then `<meta charset>` at the end: a second pass.
-  const page = Buffer.concat([iconv.encode(`<html><head><title>Café</title>${'<i>'.repeat(20_000)}<meta charset="shift_jis">`, 'windows-1252'), utf8('</head><body>')]);
+  const page = Buffer.concat([
+    iconv.encode(`<html><head><title>Café</title>${'<i>'.repeat(20_000)}<meta charset="shift_jis">`, 'windows-1252'),
+    utf8('</head><body>'),
+  ]);
   let onePass = 0;
   let twoPasses = 0;
   await scanHead(new Uint8Array(page), { ...budgeted(Infinity), contentType: 'text/html; charset=windows-1252', onScanTime: (ms) => (onePass = ms) });
@@ -101,7 +107,10 @@ test('a scan tells its time before each turn it waits for and at its end, all of
   const clock = steppingClock((SLICE_MS * 3) / 4);
   await scanHead(heavy, { clock, cpuClock: clock, onCharge: (ms) => told.push(ms), onScanTime: (ms) => (scanMs = ms) });
   assert.ok(told.length > 2, `told while it ran (${told.length} times)`);
-  assert.is(told.reduce((sum, ms) => sum + ms, 0), scanMs);
+  assert.is(
+    told.reduce((sum, ms) => sum + ms, 0),
+    scanMs,
+  );
 });
 
 test('a head that never waits for a turn is charged once, when its scan ends', async () => {
@@ -114,13 +123,19 @@ test('a head that never waits for a turn is charged once, when its scan ends', a
 test('a <meta> of a megabyte of attributes is skipped unread; the tags around it count', async () => {
   const page = utf8(`${TOP}<meta name="description" ${'a '.repeat(512 * 1024)}content="Flood">${LATE}</head><body>`);
   const { tags } = await scanHead(page);
-  assert.equal(contents(tags.metas), [['og:title', 'First'], ['og:description', 'Late']]);
+  assert.equal(contents(tags.metas), [
+    ['og:title', 'First'],
+    ['og:description', 'Late'],
+  ]);
 });
 
 test('a <meta> of half a megabyte of attributes with ">" and "<" in their quoted values is skipped unread', async () => {
   const page = utf8(`${TOP}<meta name="description" ${'a=">" b="<" '.repeat(50_000)}content="Flood">${LATE}</head><body>`);
   const { tags } = await scanHead(page);
-  assert.equal(contents(tags.metas), [['og:title', 'First'], ['og:description', 'Late']]);
+  assert.equal(contents(tags.metas), [
+    ['og:title', 'First'],
+    ['og:description', 'Late'],
+  ]);
 });
 
 for (const tag of ['link rel=icon href=/flood.ico', 'base href=/flood/', 'html lang=flood', 'script src=/flood.js']) {

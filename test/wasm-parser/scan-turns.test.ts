@@ -98,7 +98,7 @@ test('a light client goes past the bound even when a newcomer among the active c
   assert.equal(order, ['newcomer', 'bystander']);
 });
 
-test('past the bound, a costly client\'s active scan goes before its new ones', async () => {
+test("past the bound, a costly client's active scan goes before its new ones", async () => {
   const { turns, order, wait, turn } = handTurns({ a: 100 }, 1);
   const first = turns.ticket('a');
   const second = turns.ticket('a');
@@ -112,7 +112,7 @@ test('past the bound, a costly client\'s active scan goes before its new ones', 
   assert.equal(order, ['second', 'first']);
 });
 
-test('while the bound is reached, a costly client\'s new scan waits before its first piece; a cheap one does not', async () => {
+test("while the bound is reached, a costly client's new scan waits before its first piece; a cheap one does not", async () => {
   const { turns, order, wait, turn } = handTurns({ heavy: 100, alsoHeavy: 100, bystander: 10 }, 1);
   const heavy = turns.ticket('heavy');
   assert.is(turns.first(heavy), null, 'below the bound the first piece runs at once');
@@ -136,7 +136,11 @@ test('a scan held back by the bound leaves at its deadline, failing with its rea
   wait(heavy, 'heavy');
   await turn();
   const deadline = new AbortController();
-  const outcome = (p: Promise<void>) => p.then(() => 'went on', (err: Error) => err.message);
+  const outcome = (p: Promise<void>) =>
+    p.then(
+      () => 'went on',
+      (err: Error) => err.message,
+    );
   const late = outcome(turns.turn(turns.ticket('late'), deadline.signal));
   wait(turns.ticket('later'), 'later');
   assert.is(turns.waiting, 2);
@@ -149,7 +153,7 @@ test('a scan held back by the bound leaves at its deadline, failing with its rea
   assert.is(await outcome(turns.turn(turns.ticket('late'), deadline.signal)), 'request deadline', 'an aborted signal never joins');
 });
 
-test('heavy heads: a bystander\'s scan that started later ends first, its turns taken before the attacker\'s', async () => {
+test("heavy heads: a bystander's scan that started later ends first, its turns taken before the attacker's", async () => {
   const turns = new ScanTurns({ maxActive: 4, cost: (client) => (client === 'attacker' ? 5000 : 2) });
   // Every reading of this clock moves it on by a slice: every piece ends a slice and waits for a turn.
   let now = 0;

@@ -10,7 +10,15 @@ const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtur
 test('collects every head <meta> with property, name, itemprop, http-equiv, content and charset', async () => {
   const { tags } = await scanHead(fixture('full-head.html'));
   assert.equal(tags.metas[0], { property: null, name: null, itemprop: null, httpEquiv: null, content: null, charset: 'utf-8', value: null });
-  assert.equal(tags.metas[1], { property: null, name: 'description', itemprop: null, httpEquiv: null, content: 'A cat, a mouse & a house.', charset: null, value: null });
+  assert.equal(tags.metas[1], {
+    property: null,
+    name: 'description',
+    itemprop: null,
+    httpEquiv: null,
+    content: 'A cat, a mouse & a house.',
+    charset: null,
+    value: null,
+  });
   assert.ok(tags.metas.some((m) => m.itemprop === 'name' && m.content === 'Tom and Jerry (schema)'));
   assert.ok(tags.metas.some((m) => m.httpEquiv === 'X-UA-Compatible' && m.content === 'IE=edge'));
   assert.ok(tags.metas.some((m) => m.name === 'twitter:card' && m.content === 'summary_large_image'));
@@ -56,7 +64,10 @@ test('metas after odd head content still count as long as they precede <body> (a
   assert.is(stoppedAtBody, true);
   assert.equal(
     tags.metas.map((m) => [m.property ?? m.name, m.content]),
-    [['og:title', 'after the stray text'], ['twitter:card', 'summary']],
+    [
+      ['og:title', 'after the stray text'],
+      ['twitter:card', 'summary'],
+    ],
   );
   assert.equal(tags.links, [{ rel: 'shortcut icon', href: '/shortcut.ico', type: null, sizes: null }]);
 });
@@ -89,7 +100,7 @@ test('an empty <title> is the empty string; no <title> is null', async () => {
   assert.is((await scanHead(utf8('<meta name=a content=b><body>'))).tags.title, null);
 });
 
-test('a meta\'s value= (early Twitter Card markup) is kept beside content=', async () => {
+test("a meta's value= (early Twitter Card markup) is kept beside content=", async () => {
   const { tags } = await scanHead(utf8('<meta name="twitter:card" value="summary&amp;more"><body>'));
   assert.is(tags.metas[0]?.value, 'summary&more');
   assert.is(tags.metas[0]?.content, null);
@@ -126,7 +137,9 @@ test('bytesConsumed is the end of the 2 KiB block in which <body> completed, how
 });
 
 test('a long head is read in growing blocks (an eighth of what was read, up to 64 KiB), at the same offsets however the input is cut', async () => {
-  const page = utf8(`<head><title>x</title><script>${'var a = 1 < 2;\n'.repeat(20000)}</script><meta property="og:title" content="late"></head><body>${'y'.repeat(100000)}`);
+  const page = utf8(
+    `<head><title>x</title><script>${'var a = 1 < 2;\n'.repeat(20000)}</script><meta property="og:title" content="late"></head><body>${'y'.repeat(100000)}`,
+  );
   const bodyEnd = new TextDecoder().decode(page).indexOf('<body>') + '<body>'.length;
   // The documented rule, block by block from offset 0.
   let expected = 0;

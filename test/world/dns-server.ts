@@ -184,8 +184,7 @@ export async function startWorldDns(options: WorldDnsOptions = {}): Promise<Worl
     server: `127.0.0.1:${port}`,
     port,
     set: (name, rule) => void rules.set(name.toLowerCase().replace(/\.$/, ''), rule),
-    queries: (name, type) =>
-      type ? (counts.get(key(name, type)) ?? 0) : (counts.get(key(name, 'A')) ?? 0) + (counts.get(key(name, 'AAAA')) ?? 0),
+    queries: (name, type) => (type ? (counts.get(key(name, type)) ?? 0) : (counts.get(key(name, 'A')) ?? 0) + (counts.get(key(name, 'AAAA')) ?? 0)),
     async close() {
       for (const timer of timers) clearTimeout(timer);
       for (const socket of sockets) socket.destroy();

@@ -119,11 +119,7 @@ export async function startHost(options: HostOptions): Promise<WorldHost> {
   };
 }
 
-function serverFor(
-  protocol: HostProtocol,
-  tls: HostOptions['tls'],
-  onRequest: (req: HostRequest, res: HostResponse) => void,
-): net.Server {
+function serverFor(protocol: HostProtocol, tls: HostOptions['tls'], onRequest: (req: HostRequest, res: HostResponse) => void): net.Server {
   if (protocol === 'http') return http.createServer(onRequest);
   if (!tls) throw new Error(`a ${protocol} host needs a certificate`);
   if (protocol === 'https') return https.createServer({ ...tls }, onRequest);

@@ -42,4 +42,3 @@ export function imageFor(pathname: string): WorldImage {
   const extension = /\.([a-z0-9]+)$/i.exec(pathname)?.[1]?.toLowerCase() ?? '';
   return BY_EXTENSION[extension] ?? BY_EXTENSION.jpg!;
 }
-

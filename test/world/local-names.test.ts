@@ -32,7 +32,10 @@ test('npm run dns:local answers the names it is given; the service run by hand r
   const up = await startUpstream({ routes: { '/page': respond(200, '<title>Offline page</title><body>', { 'content-type': 'text/html' }) } });
   // What `npm run dns:local` runs (package.json), without npm between: the signal reaches it.
   assert.is(packageJson.scripts['dns:local'], 'tsx scripts/local-dns.ts');
-  const dns = spawn(process.execPath, ['--import', 'tsx', 'scripts/local-dns.ts', '--port', '0', 'site.test=127.0.0.1'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const dns = spawn(process.execPath, ['--import', 'tsx', 'scripts/local-dns.ts', '--port', '0', 'site.test=127.0.0.1'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise((resolve) => dns.once('exit', resolve));
   try {
     const servers = await new Promise<string>((resolve, reject) => {

@@ -38,12 +38,30 @@ export async function createTestCa(): Promise<TestCa> {
       const base = path.join(dir, `host-${++serial}`);
       // One openssl run per certificate: a new key, signed by the CA at once (OpenSSL 3 `req -CA`).
       await run('openssl', [
-        'req', '-x509', ...KEY_ARGS, '-keyout', `${base}.key`, '-out', `${base}.pem`, '-days', '1',
+        'req',
+        '-x509',
+        ...KEY_ARGS,
+        '-keyout',
+        `${base}.key`,
+        '-out',
+        `${base}.pem`,
+        '-days',
+        '1',
         // The names are in subjectAltName (what clients check); a CN holds 64 characters at most.
-        '-subj', `/CN=${names[0]!.slice(0, 64)}`, '-CA', caFile, '-CAkey', caKey, '-set_serial', String(serial),
-        '-addext', `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}`,
-        '-addext', 'basicConstraints=critical,CA:FALSE',
-        '-addext', 'extendedKeyUsage=serverAuth',
+        '-subj',
+        `/CN=${names[0]!.slice(0, 64)}`,
+        '-CA',
+        caFile,
+        '-CAkey',
+        caKey,
+        '-set_serial',
+        String(serial),
+        '-addext',
+        `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}`,
+        '-addext',
+        'basicConstraints=critical,CA:FALSE',
+        '-addext',
+        'extendedKeyUsage=serverAuth',
       ]);
       const [key, cert] = await Promise.all([readFile(`${base}.key`, 'utf8'), readFile(`${base}.pem`, 'utf8')]);
       return { key, cert };

@@ -37,7 +37,10 @@ test.before.each(async (ctx) => {
   ctx.site = async (protocol, imageProtocol) => {
     const tls = await ctx.ca.issue(['news.world.test', 'img.world.test']);
     const images = await startHost({
-      name: 'img.world.test', address: '127.0.0.1', latencyMs: 5, tls,
+      name: 'img.world.test',
+      address: '127.0.0.1',
+      latencyMs: 5,
+      tls,
       listeners: [{ port: 0, protocol: imageProtocol }],
       handle: (req, res) => {
         const image = imageFor(new URL(req.url ?? '/', 'http://x').pathname);
@@ -46,12 +49,17 @@ test.before.each(async (ctx) => {
       },
     });
     const page = await startHost({
-      name: 'news.world.test', address: '127.0.0.1', latencyMs: 5, tls,
+      name: 'news.world.test',
+      address: '127.0.0.1',
+      latencyMs: 5,
+      tls,
       listeners: [{ port: 0, protocol }],
       handle: (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(`<title>World news</title><meta property="og:image" content="${images.url('/story.png').href}">` +
-          `<link rel="icon" href="${images.url('/icon.ico').href}"><body>`);
+        res.end(
+          `<title>World news</title><meta property="og:image" content="${images.url('/story.png').href}">` +
+            `<link rel="icon" href="${images.url('/icon.ico').href}"><body>`,
+        );
       },
     });
     ctx.hosts.push(images, page);
@@ -67,7 +75,11 @@ test.after.each(async (ctx) => {
   await ctx.dns.close();
 });
 
-for (const [protocol, imageProtocol] of [['h2', 'h2'], ['https', 'http'], ['http', 'https']] as const) {
+for (const [protocol, imageProtocol] of [
+  ['h2', 'h2'],
+  ['https', 'http'],
+  ['http', 'https'],
+] as const) {
   test(`page over ${protocol}, images over ${imageProtocol}: the image and the icon are probed on their host`, async ({ svc, dns, site }) => {
     const { page, images } = await site(protocol, imageProtocol);
     const res = await svc.request(q(page.url('/story').href));
@@ -88,7 +100,10 @@ test('a host with a certificate from another CA is refused (the test CA is trust
   const other = await createTestCa();
   try {
     const host = await startHost({
-      name: 'rogue.world.test', address: '127.0.0.1', latencyMs: 0, tls: await other.issue(['rogue.world.test']),
+      name: 'rogue.world.test',
+      address: '127.0.0.1',
+      latencyMs: 0,
+      tls: await other.issue(['rogue.world.test']),
       listeners: [{ port: 0, protocol: 'h2' }],
       handle: (_req, res) => void res.end('<title>Rogue</title>'),
     });
@@ -103,7 +118,10 @@ test('a host with a certificate from another CA is refused (the test CA is trust
 
 test('a plain HTTP host answers once its held connection is handed over (the paused socket is resumed)', async () => {
   const host = await startHost({
-    name: 'far.world.test', address: '127.0.0.1', latencyMs: 0, listeners: [{ port: 0, protocol: 'http' }],
+    name: 'far.world.test',
+    address: '127.0.0.1',
+    latencyMs: 0,
+    listeners: [{ port: 0, protocol: 'http' }],
     handle: (_req, res) => void res.end('ok'),
   });
   const res = await fetch(`http://127.0.0.1:${host.ports[0]}/`);
