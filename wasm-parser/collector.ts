@@ -10,7 +10,7 @@ import { charsetOfMetaContent } from './charset.js';
 
 /**
  * Bounds on what one document may put into RawTags; the fetcher's byte cap bounds the input, these
- * bound the copies. Far above real pages (the corpus's largest head has 392 metas, 126 links).
+ * bound the copies. Far above what real pages carry (bench/results/page-shapes.md).
  */
 export const COLLECT_LIMITS = {
   metas: 2000,
@@ -18,7 +18,7 @@ export const COLLECT_LIMITS = {
   scriptSrcs: 500,
   /** Characters of `<title>` text kept; the title normaliser cuts far shorter. */
   titleChars: 64 * 1024,
-  /** `<script type=application/ld+json>` texts kept (the corpus's heads carry at most 5). */
+  /** `<script type=application/ld+json>` texts kept (real heads carry a few: page-shapes.md). */
   jsonLdScripts: 16,
   /** Characters of one such script: a longer one is left out whole (a cut JSON text is no JSON). */
   jsonLdChars: 64 * 1024,

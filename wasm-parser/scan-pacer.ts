@@ -27,8 +27,8 @@ export const SLICE_MS = 1;
 
 /**
  * The largest piece written at once (the block splitter's largest block), which a head of cheap
- * bytes (script text) grows to: each write has a fixed cost, and 32 KiB pieces made the corpus's
- * scans ~10% slower (its long heads are most of its bytes). At the most expensive bytes we could
+ * bytes (script text) grows to: each write has a fixed cost, which smaller pieces pay more often
+ * on long heads (bench/results/scan-budget.md). At the most expensive bytes we could
  * build (~0.21 µs a byte, bench/results/scan-budget.md) a piece this size takes ~14 ms: the longest
  * stretch, paid once when a page turns from cheap to expensive (the next piece is sized from it).
  */

@@ -11,8 +11,10 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { ipLiteral } from '../ip-literal.js';
-import { LOCALHOST_NAMES, LOCALHOST_SUFFIX } from './policy.js';
 import { DnsWindow } from './dns-window.js';
+import { dnsError, isLocalhost, isValidName, outcomeOf, settle, type DnsError, type DnsOutcome, type Settled } from './dns-answers.js';
+
+export type { DnsOutcome } from './dns-answers.js';
 
 /** How long answers are kept and how much the resolver holds, with the reason for each bound. */
 export const DNS_CACHE = {
@@ -31,9 +33,6 @@ export const DNS_CACHE = {
   /** Once one family has answered, how long to wait for the other (RFC 8305 "Resolution Delay"). */
   otherFamilyWaitMs: 50,
 } as const;
-
-/** How a query to the nameservers ended (metrics label); `unreachable`: no nameserver could be reached (connection refused). */
-export type DnsOutcome = 'answered' | 'nxdomain' | 'nodata' | 'servfail' | 'refused' | 'timeout' | 'unreachable' | 'error';
 
 /**
  * The code of a lookup that failed because of our nameservers, not the name: none could be
@@ -61,9 +60,6 @@ export interface ResolverOptions {
   maxPending?: number;
   now?: () => number; // the clock of the answers' lifetimes (ms), performance.now by default; tests drive it
 }
-
-/** An error carrying Node's dns error code (ENOTFOUND, ENODATA, ESERVFAIL, ETIMEOUT, …) and the name. */
-type DnsError = Error & { code: string; hostname: string };
 
 type Entry = { addresses: LookupAddress[] } | { code: string };
 
@@ -228,46 +224,5 @@ export class DnsResolver implements Resolver {
   private observe(outcome: DnsOutcome, started: number): void {
     this.recent.record(outcome === 'timeout', outcome === 'unreachable');
     this.options.observer?.onQuery?.(outcome, (performance.now() - started) / 1000);
-  }
-}
-
-type Settled = { records: Array<{ address: string; ttl: number }> } | { error: DnsError };
-
-function settle(p: Promise<Array<{ address: string; ttl: number }>>): Promise<Settled> {
-  return p.then(
-    (records) => ({ records }),
-    (error: DnsError) => ({ error }),
-  );
-}
-
-function isLocalhost(name: string): boolean {
-  return LOCALHOST_NAMES.includes(name) || name.endsWith(LOCALHOST_SUFFIX);
-}
-
-function dnsError(code: string, hostname: string): DnsError {
-  return Object.assign(new Error(`DNS lookup of ${hostname} failed: ${code}`), { code, hostname });
-}
-
-/** RFC 1035 2.3.4: a name of at most 253 characters, labels of 1–63. Longer ones are never sent. */
-function isValidName(name: string): boolean {
-  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => label.length > 0 && label.length <= 63);
-}
-
-function outcomeOf(code: string): DnsOutcome {
-  switch (code) {
-    case 'ENOTFOUND':
-      return 'nxdomain';
-    case 'ENODATA':
-      return 'nodata';
-    case 'ESERVFAIL':
-      return 'servfail';
-    case 'EREFUSED':
-      return 'refused';
-    case 'ETIMEOUT':
-      return 'timeout';
-    case 'ECONNREFUSED':
-      return 'unreachable';
-    default:
-      return 'error';
   }
 }
