@@ -10,6 +10,7 @@ import type { ResponseStore } from '../cache/response-store.js';
 import { PATHS } from '../paths.js';
 import { codedBody, lazyBodies, preferredCoding, type Coding } from '../content-coding.js';
 import { WARNING_HEADER } from './near-miss.js';
+import { setHeaders } from './set-headers.js';
 import { HIT_SERVER_TIMING } from './server-timing.js';
 
 /** docs/SPEC.md, the metadata endpoint: a successful response may be cached for 12 hours. */
@@ -51,8 +52,7 @@ export function cachedAnswers(responses: ResponseStore, onHit: () => void = () =
     const bodies = responses.get(target);
     if (bodies === undefined) return next();
     const { body, coding } = codedBody(bodies, preferredCoding(ctx.get('Accept-Encoding')));
-    ctx.set(HIT_HEADERS[coding]);
-    ctx.compress = false; // already in the coding chosen: koa-compress need not look again
+    setHeaders(ctx.res, HIT_HEADERS[coding]);
     ctx.body = body; // HEAD: Koa sends the headers and drops the body
     onHit();
   };
@@ -71,5 +71,5 @@ export function sendAnswer(ctx: Context, responses: ResponseStore, metadata: Met
   const { body, coding } = codedBody(bodies, preferredCoding(ctx.get('Accept-Encoding')));
   ctx.compress = false;
   ctx.body = body;
-  ctx.set(HEADERS[coding]);
+  setHeaders(ctx.res, HEADERS[coding]);
 }

@@ -2,6 +2,7 @@
 // and calls the metadata endpoint from there. Nothing is credentialed, so `*` gives nothing away.
 
 import type { Context, Next } from 'koa';
+import { setHeaders } from './set-headers.js';
 
 /** What every response carries. */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
@@ -20,7 +21,7 @@ export const NOSNIFF: Readonly<Record<string, string>> = { 'X-Content-Type-Optio
 const EVERY_ANSWER: Readonly<Record<string, string>> = { ...CORS_HEADERS, ...NOSNIFF };
 
 export function cors(ctx: Context, next: Next): Promise<void> {
-  ctx.set(EVERY_ANSWER);
+  setHeaders(ctx.res, EVERY_ANSWER);
   if (ctx.method === 'OPTIONS') {
     // A preflight: every endpoint is a simple GET, so it is allowed at once and cached a day.
     ctx.set('Access-Control-Allow-Methods', 'GET, HEAD');

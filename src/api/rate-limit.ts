@@ -9,6 +9,7 @@ import { RateLimited } from '../errors.js';
 import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
 import { DATA_PATHS } from '../paths.js';
 import { requestClient } from './client-ip.js';
+import { setHeaders } from './set-headers.js';
 
 /** The headers every counted request carries, allowed or not (docs/SPEC.md "Limits"). */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
@@ -26,7 +27,7 @@ export function rateLimit(store: RateLimitStore | null, onLimited: (path: string
     ctx.state.clientIp = client.ip;
     if (store === null || !DATA_PATHS.has(ctx.path)) return next();
     const decision = await store.hit(client.key);
-    ctx.set(rateLimitHeaders(decision));
+    setHeaders(ctx.res, rateLimitHeaders(decision));
     if (!decision.allowed) {
       onLimited(ctx.path);
       throw new RateLimited(decision.retryAfterSeconds);

@@ -73,7 +73,7 @@ export function requestLog(logRequest: RequestLogger) {
     const started = performance.now();
     const reqId = newRequestId();
     ctx.state.reqId = reqId;
-    ctx.set('X-Request-Id', reqId);
+    ctx.res.setHeader('X-Request-Id', reqId);
     const log = (status: LoggedStatus, reason?: string) =>
       logRequest({
         reqId,
