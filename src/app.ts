@@ -56,7 +56,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   const failover = redis && createFailover(config, redis, logger);
 
   const limiter = createRateLimitStore(config, redis, failover);
-  const { extractions, responses } = createCacheStores(config, redis, failover);
+  const { extractions, responses } = createCacheStores(config, redis, failover, deps.now);
   const engine = createEngine(config, {
     ...deps,
     logger,

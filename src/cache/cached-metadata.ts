@@ -10,7 +10,7 @@ import type { MetadataPipeline } from '../metadata/service.js';
 import type { Answer, CacheOutcome, MetadataService, Prefer, RequestTiming } from '../metadata/service-types.js';
 import { hrefWithoutFragment } from '../url-fragment.js';
 import type { Extraction, ExtractionStore } from './extraction-store.js';
-import { extractionExpiry } from './lifetime.js';
+import { extractionExpiry, type Clock } from './lifetime.js';
 import { SingleFlight } from './single-flight.js';
 
 export interface CachedMetadataDeps {
@@ -18,6 +18,8 @@ export interface CachedMetadataDeps {
   store: ExtractionStore;
   /** Observability hooks (metrics): cache outcome of each request. */
   onCache?: (outcome: CacheOutcome) => void;
+  /** The clock the lifetimes start on (Date.now by default). */
+  now?: Clock;
 }
 
 /** The cache key of a target: its URL without the fragment, which never reaches the server. */
@@ -25,7 +27,7 @@ export function extractionKey(target: URL): string {
   return hrefWithoutFragment(target);
 }
 
-export function cachedMetadata(extract: MetadataPipeline, { config, store, onCache }: CachedMetadataDeps): MetadataService {
+export function cachedMetadata(extract: MetadataPipeline, { config, store, onCache, now = Date.now }: CachedMetadataDeps): MetadataService {
   /** Longest an extraction can take: its deadline, and a margin. */
   const flights = new SingleFlight(store, config.requestDeadlineMs + 1000);
 
@@ -37,7 +39,7 @@ export function cachedMetadata(extract: MetadataPipeline, { config, store, onCac
   async function extractAndKeep(target: URL, key: string, client: string | undefined, timing: RequestTiming | undefined): Promise<Extraction> {
     try {
       const { og, twitter } = await extract(target, client, timing);
-      const value: Extraction = { ok: true, og, twitter, expiresAt: extractionExpiry(true, config) };
+      const value: Extraction = { ok: true, og, twitter, expiresAt: extractionExpiry(true, config, now()) };
       await store.set(key, value);
       return value;
     } catch (err) {
@@ -46,7 +48,7 @@ export function cachedMetadata(extract: MetadataPipeline, { config, store, onCac
       // (LinkPeekError.pageFailure) and are not kept: the next request tries afresh.
       if (err instanceof FetchFailed && err.pageFailure) {
         const code = err instanceof FetchTimeout ? 'FETCH_TIMEOUT' : 'FETCH_FAILED';
-        const value: Extraction = { ok: false, code, reason: err.reason, failure: err.failure, expiresAt: extractionExpiry(false, config) };
+        const value: Extraction = { ok: false, code, reason: err.reason, failure: err.failure, expiresAt: extractionExpiry(false, config, now()) };
         await store.set(key, value);
         return value;
       }

@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { Metadata } from '../../generated/types.gen.js';
 import type { FetchFailure } from '../failure-reasons.js';
 import type { Failover } from '../store/failover.js';
-import { remainingMs } from './lifetime.js';
+import { lruClock, remainingMs, type Clock } from './lifetime.js';
 
 /**
  * One cached answer for a target URL: both preferences, or the failure to repeat for a while.
@@ -37,13 +37,16 @@ export interface ExtractionStore {
 export class MemoryExtractionStore implements ExtractionStore {
   readonly kind = 'memory';
   private readonly lru: LRUCache<string, Extraction>;
+  private readonly now: Clock;
 
-  constructor(opts: { maxEntries: number; maxBytes: number }) {
+  constructor(opts: { maxEntries: number; maxBytes: number; now?: Clock }) {
+    this.now = opts.now ?? Date.now;
     this.lru = new LRUCache<string, Extraction>({
       max: opts.maxEntries,
       maxSize: opts.maxBytes,
       // A close estimate of the memory an entry holds: its JSON length, counted once on insert.
       sizeCalculation: (value, key) => key.length + JSON.stringify(value).length,
+      ...lruClock(opts.now),
     });
   }
 
@@ -52,7 +55,7 @@ export class MemoryExtractionStore implements ExtractionStore {
   }
 
   async set(key: string, value: Extraction): Promise<void> {
-    const ttl = remainingMs(value.expiresAt);
+    const ttl = remainingMs(value.expiresAt, this.now());
     if (ttl > 0) this.lru.set(key, value, { ttl });
   }
 
@@ -81,6 +84,7 @@ export class RedisExtractionStore implements ExtractionStore {
   constructor(
     private readonly redis: Redis,
     keyPrefix: string,
+    private readonly now: Clock = Date.now,
   ) {
     // The number names what an entry may hold; it changes with that, so an entry written under
     // older rules (a `url` that kept the requester's fragment, no `expiresAt`) is never served.
@@ -94,7 +98,7 @@ export class RedisExtractionStore implements ExtractionStore {
   }
 
   async set(key: string, value: Extraction): Promise<void> {
-    const ttl = Math.ceil(remainingMs(value.expiresAt));
+    const ttl = Math.ceil(remainingMs(value.expiresAt, this.now()));
     if (ttl > 0) await this.redis.set(this.prefix + key, JSON.stringify(value), 'PX', ttl);
   }
 

@@ -7,9 +7,17 @@ import type { Config } from '../config.js';
 
 export type LifetimeSettings = Pick<Config, 'cacheTtlMs' | 'cacheFailureTtlMs'>;
 
+/** The cache's clock (epoch ms): Date.now, or one a test moves to see lifetimes end. */
+export type Clock = () => number;
+
 /** When an extraction stored now expires (epoch ms). */
 export function extractionExpiry(ok: boolean, settings: LifetimeSettings, now = Date.now()): number {
   return now + (ok ? settings.cacheTtlMs : settings.cacheFailureTtlMs);
+}
+
+/** lru-cache's options for entries timed on `now` (none: its own clock). */
+export function lruClock(now: Clock | undefined): { perf?: { now: Clock }; ttlResolution?: number } {
+  return now ? { perf: { now }, ttlResolution: 0 } : {};
 }
 
 /** Milliseconds left until `expiresAt`; zero or less means expired (nothing to store). */

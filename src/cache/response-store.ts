@@ -7,13 +7,14 @@
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import type { CodedBodies } from '../content-coding.js';
-import { remainingMs } from './lifetime.js';
+import { lruClock, remainingMs, type Clock } from './lifetime.js';
 
 export interface ResponseStoreOptions {
   /** Entries held at most. */
   maxEntries: number;
   /** Bytes held at most: the JSON bodies and their keys (UTF-8). */
   maxBytes: number;
+  now?: Clock;
 }
 
 /**
@@ -27,8 +28,10 @@ export function responseStoreOptions(config: Config): ResponseStoreOptions {
 
 export class ResponseStore {
   private readonly cache: LRUCache<string, CodedBodies>;
+  private readonly now: Clock;
 
   constructor(options: ResponseStoreOptions) {
+    this.now = options.now ?? Date.now;
     this.cache = new LRUCache<string, CodedBodies>({
       max: options.maxEntries,
       maxSize: options.maxBytes,
@@ -37,6 +40,7 @@ export class ResponseStore {
       sizeCalculation: (bodies, key) => Math.max(1, 2 * bodies.identity.length + Buffer.byteLength(key)),
       // An expired answer is never served: the next request takes the full path and refreshes it.
       allowStale: false,
+      ...lruClock(options.now),
     });
   }
 
@@ -47,7 +51,7 @@ export class ResponseStore {
 
   /** Keeps `bodies` until `expiresAt` (epoch ms), the expiry of the extraction they show. */
   set(requestTarget: string, bodies: CodedBodies, expiresAt: number): void {
-    const ttl = remainingMs(expiresAt);
+    const ttl = remainingMs(expiresAt, this.now());
     if (ttl > 0) this.cache.set(requestTarget, bodies, { ttl });
   }
 

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Failover } from '../store/failover.js';
 import { FallbackExtractionStore, MemoryExtractionStore, RedisExtractionStore, type ExtractionStore } from './extraction-store.js';
+import type { Clock } from './lifetime.js';
 import { ResponseStore, responseStoreOptions } from './response-store.js';
 
 export interface CacheStores {
@@ -13,10 +14,11 @@ export interface CacheStores {
   responses: ResponseStore;
 }
 
-export function createCacheStores(config: Config, redis: Redis | null, failover: Failover | null): CacheStores {
-  const memory = new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes });
+/** `now`: the clock of the entries' lifetimes (Date.now by default). */
+export function createCacheStores(config: Config, redis: Redis | null, failover: Failover | null, now?: Clock): CacheStores {
+  const memory = new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes, now });
   return {
-    extractions: redis && failover ? new FallbackExtractionStore(new RedisExtractionStore(redis, config.redisKeyPrefix), memory, failover) : memory,
-    responses: new ResponseStore(responseStoreOptions(config)),
+    extractions: redis && failover ? new FallbackExtractionStore(new RedisExtractionStore(redis, config.redisKeyPrefix, now), memory, failover) : memory,
+    responses: new ResponseStore({ ...responseStoreOptions(config), now }),
   };
 }

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import { LinkPeekError } from '../errors.js';
 import { cachedMetadata } from '../cache/cached-metadata.js';
 import { MemoryExtractionStore, type ExtractionStore } from '../cache/extraction-store.js';
+import type { Clock } from '../cache/lifetime.js';
 import { createSafeFetch, type SafeFetchDeps, type SafeFetchService } from '../fetch/fetcher.js';
 import { fetchThrough } from '../fetch/plain-fetch.js';
 import { DnsResolver, type DnsCacheResult, type DnsOutcome, type Resolver } from '../fetch/resolver.js';
@@ -46,6 +47,8 @@ export interface EngineDeps {
   fetch?: SafeFetchDeps;
   /** Where extractions are kept (default: memory, bounded by CACHE_MAX_ENTRIES and CACHE_MAX_BYTES). */
   store?: ExtractionStore;
+  /** The clock of cached things' lifetimes, epoch ms (Date.now by default; tests move one). */
+  now?: Clock;
   /** Replaces the whole metadata pipeline (tests of the HTTP layer alone). */
   metadata?: MetadataService;
   /** Replaces the default enrichment steps (safety tags; image and favicon probes; oEmbed). */
@@ -103,8 +106,8 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
     prefetchHost: config.probeImages && deps.prefetchImageHosts !== false ? (host, client) => fetcher.lookups.prefetch(host, client) : undefined,
   });
   // The pipeline behind the cache: extractions kept for their lifetime, one fetch per page at a time.
-  const store = deps.store ?? new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes });
-  const metadata = deps.metadata ?? cachedMetadata(pipeline, { config, store, onCache: hooks.onCache });
+  const store = deps.store ?? new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes, now: deps.now });
+  const metadata = deps.metadata ?? cachedMetadata(pipeline, { config, store, onCache: hooks.onCache, now: deps.now });
 
   return {
     config,

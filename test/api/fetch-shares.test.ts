@@ -37,6 +37,8 @@ shares.before.each(async (ctx) => {
       '/img.png': respond(200, PNG, { 'content-type': 'image/png' }),
       '/with-hanging-image': respond(200, '<head><title>I</title><meta property="og:image" content="/hang"><link rel="icon" href="/img.png"></head>', html),
       '/slowish': async (_req, res) => {
+        // Real time on purpose: the fetch deadline runs on the real clock, and whether a page this
+        // slow fits in what a queued fetch has left of it is what is tested.
         await sleep(SLOWISH_MS);
         res.writeHead(200, html);
         res.end('<title>Slowish</title>');

@@ -209,13 +209,17 @@ bounds('entries and bytes are bounded, oldest first out', () => {
   assert.ok(small.size < 10 && small.size > 0, `${small.size} entries held`);
 });
 
-bounds('an answer is served until the expiry it was stored with, and one already expired is not stored', async () => {
-  const cache = new ResponseStore({ maxEntries: 10, maxBytes: 1 << 20 });
-  cache.set('/v1/metadata?url=http://x/t', bodies({ v: 1 }), Date.now() + 60);
+bounds('an answer is served until the expiry it was stored with, and one already expired is not stored', () => {
+  let now = Date.now();
+  const cache = new ResponseStore({ maxEntries: 10, maxBytes: 1 << 20, now: () => now });
+  const expiresAt = now + 60;
+  cache.set('/v1/metadata?url=http://x/t', bodies({ v: 1 }), expiresAt);
   assert.is(cache.get('/v1/metadata?url=http://x/t')?.identity.toString(), '{"v":1}');
-  await new Promise((r) => setTimeout(r, 90));
+  now = expiresAt;
+  assert.is(cache.get('/v1/metadata?url=http://x/t')?.identity.toString(), '{"v":1}', 'still served at its last millisecond');
+  now += 1;
   assert.is(cache.get('/v1/metadata?url=http://x/t'), undefined, 'expired with its extraction');
-  cache.set('/v1/metadata?url=http://x/u', bodies({ v: 4 }), Date.now());
+  cache.set('/v1/metadata?url=http://x/u', bodies({ v: 4 }), now);
   assert.is(cache.size, 0);
 });
 

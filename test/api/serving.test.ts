@@ -4,6 +4,8 @@ import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { startService, type Service } from '../helpers/service.js';
 import { respond, startUpstream, type Route, type Upstream } from '../helpers/upstream.js';
+import { cacheOutcomes } from '../helpers/cache-outcomes.js';
+import { gate, until } from '../helpers/until.js';
 
 // How answers are sent: compression (gzip, br) of stored answers and static files, ETag and 304
 // for component.js, 405 with Allow, nosniff on JSON, Server-Timing on /v1/metadata.
@@ -27,9 +29,11 @@ serving.after(async (ctx) => {
   await ctx.up.close();
 });
 
+/** Holds /slow until the second request has joined its fetch. */
+const slowHeld = gate();
 function slow(): Route {
   return async (_req, res) => {
-    await new Promise((r) => setTimeout(r, 200));
+    await slowHeld.promise;
     res.writeHead(200, html);
     res.end(SHORT);
   };
@@ -134,7 +138,11 @@ serving('a miss and a hit each carry Server-Timing, readable by scripts of other
 });
 
 serving('a request that waits for the same page fetched for another says shared', async ({ up, svc }) => {
-  const [a, b] = await Promise.all([svc.request(q(up.url('/slow').href)), svc.request(q(up.url('/slow').href, { prefer: 'twitter' }))]);
+  const shared = await cacheOutcomes(svc.baseUrl, 'shared');
+  const both = Promise.all([svc.request(q(up.url('/slow').href)), svc.request(q(up.url('/slow').href, { prefer: 'twitter' }))]);
+  await until(async () => (await cacheOutcomes(svc.baseUrl, 'shared')) === shared + 1, 'the second request to join the fetch');
+  slowHeld.open();
+  const [a, b] = await both;
   const timings = [a.headers.get('server-timing')!, b.headers.get('server-timing')!].map((t) => t.split(',')[0]).sort();
   assert.equal(timings, ['cache;desc=miss', 'cache;desc=shared']);
   assert.is(up.hits('/slow'), 1);

@@ -73,11 +73,14 @@ async function cls(path: string, imageFails = false): Promise<number> {
   if (!tab) {
     tab = await openPage(browser, { viewport: { width: 1280, height: 800 } });
     await tab.page.addInitScript(() => {
-      const shifts: number[] = ((window as unknown as { shifts: number[] }).shifts = []);
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[])
-          if (!entry.hadRecentInput) shifts.push(entry.value);
-      }).observe({ type: 'layout-shift', buffered: true });
+      const shifts: number[] = [];
+      const add = (entries: PerformanceEntryList) => {
+        for (const entry of entries as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) if (!entry.hadRecentInput) shifts.push(entry.value);
+      };
+      const observer = new PerformanceObserver((list) => add(list.getEntries()));
+      observer.observe({ type: 'layout-shift', buffered: true });
+      // The shifts so far, those still waiting for delivery included.
+      (window as unknown as { shifts: () => number[] }).shifts = () => (add(observer.takeRecords()), shifts);
     });
   }
   await tab.reset(`${embedder.baseUrl}${path}`);
@@ -91,9 +94,12 @@ async function cls(path: string, imageFails = false): Promise<number> {
     imageFails,
     { timeout: 10_000 },
   );
-  // Two frames and a little more for the last entries to be delivered.
-  await tab.page.waitForTimeout(500);
-  return tab.page.evaluate(() => (window as unknown as { shifts: number[] }).shifts.reduce((sum, value) => sum + value, 0));
+  // Two frames: the one that lays the image (or its absence) out, and one after it, so its shift
+  // is recorded; takeRecords() has it even before the observer's callback runs.
+  return tab.page.evaluate(async () => {
+    for (let frame = 0; frame < 2; frame++) await new Promise(requestAnimationFrame);
+    return (window as unknown as { shifts: () => number[] }).shifts().reduce((sum, value) => sum + value, 0);
+  });
 }
 
 /** Each card: its page, its target, the state it ends in, and whether it ends without an image. */

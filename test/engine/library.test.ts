@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { configFromOptions, envName } from '../../src/engine/options.js';
 import { LOCAL_DNS_SERVERS } from '../helpers/local-dns.js';
 import { startService, type Service } from '../helpers/service.js';
-import { redirect, respond, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { redirect, respond, stall, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 // createLinkPeek in-process, against the API it mirrors: the same page gives the same object,
 // the same bad or failing URL the same reason and message, through the real fetcher on loopback.
@@ -32,10 +32,8 @@ api.before(async (ctx) => {
       '/empty': respond(200, '', html),
       '/loop': redirect(302, '/loop'),
       '/challenge': respond(403, '<title>Just a moment...</title>', { ...html, 'cf-mitigated': 'challenge' }),
-      '/slow': async (_req, res) => {
-        await new Promise((r) => setTimeout(r, 1_500));
-        res.end();
-      },
+      // Never answers: the fetch ends at its deadline (FETCH_TIMEOUT_MS), which is what is tested.
+      '/slow': stall(),
     },
   });
   const env = { RATE_LIMIT_MAX: '0', FETCH_TIMEOUT_MS: '600', ENRICH_BUDGET_MS: '300' };

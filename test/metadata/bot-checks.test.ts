@@ -174,6 +174,8 @@ interface Ctx {
 const test = suite<Ctx>('bot checks are 422 bot_check, never previews');
 
 const FAILURE_TTL_MS = 1000;
+/** The cache's clock: it stands still unless a test moves it. */
+const clock = { ms: Date.now() };
 
 test.before(async (ctx) => {
   const routes: Record<string, ReturnType<typeof respond>> = {};
@@ -183,7 +185,7 @@ test.before(async (ctx) => {
   }
   for (const [name, [headers, body]] of Object.entries(NORMAL)) routes[`/normal/${name}`] = respond(200, body, headers);
   ctx.up = await startUpstream({ routes });
-  ctx.svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', CACHE_FAILURE_TTL_MS: String(FAILURE_TTL_MS) });
+  ctx.svc = await startService({ RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', CACHE_FAILURE_TTL_MS: String(FAILURE_TTL_MS) }, { now: () => clock.ms });
 });
 test.after(async (ctx) => {
   await ctx.svc.close();
@@ -249,7 +251,10 @@ test('a bot check is remembered for CACHE_FAILURE_TTL_MS, then fetched again', a
   const second = await svc.request(url);
   assert.equal(second.json, first.json);
   assert.is(up.hits('/cloudflare-mitigated'), hits, 'answered from the failure cache');
-  await new Promise((r) => setTimeout(r, FAILURE_TTL_MS + 200));
+  clock.ms += FAILURE_TTL_MS;
+  assert.equal((await svc.request(url)).json, first.json);
+  assert.is(up.hits('/cloudflare-mitigated'), hits, 'still remembered at its last millisecond');
+  clock.ms += 1;
   const third = await svc.request(url);
   assert.equal([third.status, third.json], [422, botCheck('Cloudflare')]);
   assert.is(up.hits('/cloudflare-mitigated'), hits + 1, 'fetched again after the failure TTL');

@@ -6,6 +6,8 @@ import type { Enricher } from '../../src/metadata/service.js';
 import { startService, type Service } from '../helpers/service.js';
 import { TEST_CA_FILE, respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { testRedisUrl } from '../helpers/redis.js';
+import { cacheOutcomes } from '../helpers/cache-outcomes.js';
+import { gate, until } from '../helpers/until.js';
 
 // GET /v1/metadata end to end: the real app, the real fetcher, real
 // upstream servers on loopback; every response checked against openapi.yaml by the helper.
@@ -33,6 +35,8 @@ const ARTICLE = `<!doctype html><html lang="en"><head>
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
+/** Holds /slow-single until every concurrent request has joined its fetch. */
+const singleHeld = gate();
 const q = (url: string, extra: Record<string, string> = {}) => `/v1/metadata?${new URLSearchParams({ url, ...extra })}`;
 
 interface Ctx {
@@ -51,7 +55,7 @@ endpoint.before(async (ctx) => {
       '/broken': respond(500, 'oops', html),
       '/empty': respond(200, '', html),
       '/slow-single': async (_req, res) => {
-        await new Promise((r) => setTimeout(r, 300));
+        await singleHeld.promise;
         res.writeHead(200, html);
         res.end('<title>Once</title>');
       },
@@ -178,7 +182,11 @@ endpoint('a failure is remembered for a while: the dead page is not fetched agai
 });
 
 endpoint('50 concurrent requests for one uncached URL make exactly one upstream request', async ({ up, svc }) => {
-  const all = await Promise.all(Array.from({ length: 50 }, (_, i) => svc.request(q(up.url('/slow-single').href, i % 2 ? { prefer: 'twitter' } : {}))));
+  const shared = await cacheOutcomes(svc.baseUrl, 'shared');
+  const pending = Promise.all(Array.from({ length: 50 }, (_, i) => svc.request(q(up.url('/slow-single').href, i % 2 ? { prefer: 'twitter' } : {}))));
+  await until(async () => (await cacheOutcomes(svc.baseUrl, 'shared')) === shared + 49, '49 requests to join the one fetch');
+  singleHeld.open();
+  const all = await pending;
   assert.ok(all.every((r) => r.status === 200 && r.json.title === 'Once'));
   assert.is(up.hits('/slow-single'), 1);
 });

@@ -6,7 +6,8 @@ import { checkedRequest } from '../helpers/service.js';
 import { startProcess, type ServiceProcess } from '../helpers/process.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { testRedisUrl } from '../helpers/redis.js';
-import { until } from '../helpers/until.js';
+import { gate, until } from '../helpers/until.js';
+import { cacheOutcomes } from '../helpers/cache-outcomes.js';
 
 // Instances as production runs them (src/main.ts in its own process), sharing Redis.
 
@@ -20,12 +21,13 @@ shared('share one cache (one upstream fetch, even for concurrent requests) and o
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
   redis.disconnect();
+  // Held until all ten requests wait on this one fetch: four join it in each process, and the
+  // first of the other process waits on this one's claim (sent to Redis before it counts its miss).
+  const held = gate();
   const up = await startUpstream({
     routes: {
       '/slow': async (_req, res) => {
-        // Real time on purpose: the ten requests must all join this fetch across two processes,
-        // and no event says they have.
-        await sleep(300);
+        await held.promise;
         res.writeHead(200, html);
         res.end('<title>Shared</title>');
       },
@@ -35,9 +37,13 @@ shared('share one cache (one upstream fetch, even for concurrent requests) and o
   const [a, b] = await Promise.all([startProcess(env), startProcess(env)]);
   try {
     // concurrent requests on both instances: one upstream fetch between them
-    const both = await Promise.all(
+    const pending = Promise.all(
       Array.from({ length: 10 }, (_, i) => checkedRequest(`${(i % 2 ? a : b).baseUrl}${q(up, '/slow')}`, { localAddress: '127.0.0.31' })),
     );
+    const waiting = async (baseUrl: string) => (await cacheOutcomes(baseUrl, 'miss')) === 1 && (await cacheOutcomes(baseUrl, 'shared')) === 4;
+    await until(async () => up.hits('/slow') === 1 && (await waiting(a.baseUrl)) && (await waiting(b.baseUrl)), 'all ten requests to wait on one fetch');
+    held.open();
+    const both = await pending;
     assert.ok(both.every((r) => r.status === 200 && r.json.title === 'Shared'));
     assert.is(up.hits('/slow'), 1);
     // 10 used; 10 more pass across both, then 429 on either
