@@ -45,10 +45,12 @@ const testEnv = { ...process.env, FORCE_COLOR: '0', ...(redis ? { TEST_REDIS_URL
 // Interrupted, the run's Redis goes with it (process.exit runs the 'exit' hook that stops it).
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
-// Files that measure time (deadlines, rate-limit windows, shutdown grace, browsers) run alone;
+// Files that measure time (deadlines, rate-limit windows, shutdown grace, the browser's layout
+// shifts, lazy loads, scrolling pace and a slow answer) run alone;
 // the rest run two at a time (the machines have 2 cores), which keeps CI's two full runs well
 // inside its time limit.
-const TIMING_SENSITIVE = /^(ops\/|element\/|api\/rate-limit|api\/fetch-shares|store\/redis-stall|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
+const TIMING_SENSITIVE =
+  /^(ops\/|element\/(layout-shift|lazy-load|proxied-images|render-url)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
 
 let passed = 0;
