@@ -108,14 +108,13 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   });
   koa.use(requestLog(logRequest));
   koa.use(cors);
+  // Answers made per request (errors, /metrics, a metadata answer not stored) over 1 KB; stored
+  // answers and static files come already compressed (api/content-coding.ts) and are skipped.
+  koa.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   koa.use(errorBoundary(logger));
   koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);
   koa.use(cachedAnswers(responses, () => hits.inc()));
-  // Answers made per request over 1 KB (/metrics, the docs, a metadata answer not stored). Stored
-  // answers come already compressed (content-coding.ts) and are answered above, so a hit never
-  // passes through it; errors are answered above it too, and are far under 1 KB.
-  koa.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   koa.use(assetRoutes(config));
   koa.use(router);
 
