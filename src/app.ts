@@ -109,7 +109,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   koa.use(requestLog(logRequest));
   koa.use(cors);
   // Answers made per request (errors, /metrics, a metadata answer not stored) over 1 KB; stored
-  // answers and static files come already compressed (api/content-coding.ts) and are skipped.
+  // answers and static files come already compressed (content-coding.ts) and are skipped.
   koa.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   koa.use(errorBoundary(logger));
   koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
