@@ -25,6 +25,7 @@ import { createLogger } from './log.js';
 import { Metrics } from './metrics.js';
 import type { ResponseStore } from './cache/response-store.js';
 import { createCacheStores } from './cache/stores.js';
+import type { CloseOptions } from './fetch/fetcher.js';
 import { createImageProxy } from './proxy/proxy.js';
 import { Failover } from './store/failover.js';
 import { connectRedis } from './store/redis.js';
@@ -46,8 +47,8 @@ export interface App {
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   /** True while Redis is configured but failing (the memory stores are answering). */
   readonly degraded: boolean;
-  /** Releases timers, stores and connections the app opened. */
-  close(): Promise<void>;
+  /** Releases timers, stores and connections the app opened; `cut` ends upstream fetches in flight at once. */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 export async function createApp(config: Config, deps: AppDeps = {}): Promise<App> {
@@ -128,11 +129,11 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     get degraded() {
       return failover?.degraded ?? false;
     },
-    async close() {
+    async close(options) {
       limiter?.close();
       failover?.close();
       health.close();
-      await engine.close();
+      await engine.close(options);
       redis?.disconnect();
     },
   };

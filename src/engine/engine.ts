@@ -9,7 +9,7 @@ import { LinkPeekError } from '../errors.js';
 import { cachedMetadata } from '../cache/cached-metadata.js';
 import { MemoryExtractionStore, type ExtractionStore } from '../cache/extraction-store.js';
 import type { Clock } from '../cache/lifetime.js';
-import { createSafeFetch, type SafeFetchDeps, type SafeFetchService } from '../fetch/fetcher.js';
+import { createSafeFetch, type CloseOptions, type SafeFetchDeps, type SafeFetchService } from '../fetch/fetcher.js';
 import { fetchThrough } from '../fetch/plain-fetch.js';
 import { DnsResolver, type DnsCacheResult, type DnsOutcome, type Resolver } from '../fetch/resolver.js';
 import type { SafeFetch } from '../fetch/types.js';
@@ -70,8 +70,8 @@ export interface Engine {
   metadata: MetadataService;
   /** Each scan's time, for /healthz. */
   scanTimes: RecentScanTimes;
-  /** Releases what the engine opened: fetches in flight end within their deadline first. */
-  close(): Promise<void>;
+  /** Releases what the engine opened: fetches in flight end within their deadline first, or at once with `cut`. */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
@@ -117,11 +117,11 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
     safety,
     metadata,
     scanTimes,
-    async close() {
+    async close(options) {
       await metadata.close();
       safety.close();
-      await fetcher.close();
-      await apiFetch.close();
+      await fetcher.close(options);
+      await apiFetch.close(options);
       if (!deps.fetch?.resolver) resolver.close();
     },
   };

@@ -57,9 +57,15 @@ export interface SafeFetchService {
   resolver: Resolver;
   /**
    * Shuts the upstream side down: waits for fetches in flight (each bounded by its deadline,
-   * which also ends a body nobody reads), then closes every upstream connection.
+   * which also ends a body nobody reads), then closes every upstream connection. With `cut`, the
+   * fetches in flight are ended at once (a shutdown whose grace is over: nobody waits for them).
    */
-  close(): Promise<void>;
+  close(options?: CloseOptions): Promise<void>;
+}
+
+export interface CloseOptions {
+  /** End the fetches in flight instead of waiting for them. */
+  cut?: boolean;
 }
 
 /** Bytes of a redirect's own body read to keep its connection reusable; past it, the connection closes. */
@@ -181,8 +187,8 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       const key = chargedClient(client);
       if (key !== null) limiter.chargeCpu(key, cpuMs);
     },
-    async close() {
-      await agent.close();
+    async close(options) {
+      await (options?.cut ? agent.destroy() : agent.close());
       if (!deps.resolver) resolver.close();
     },
   };

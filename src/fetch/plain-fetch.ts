@@ -4,11 +4,12 @@
 // URL from a request.
 
 import { Agent, fetch as undiciFetch } from 'undici';
+import type { CloseOptions } from './fetcher.js';
 import type { Resolver } from './resolver.js';
 
-export function fetchThrough(resolver: Resolver): { fetch: typeof globalThis.fetch; close(): Promise<void> } {
+export function fetchThrough(resolver: Resolver): { fetch: typeof globalThis.fetch; close(options?: CloseOptions): Promise<void> } {
   const dispatcher = new Agent({ connect: { lookup: resolver.lookup } });
   const fetch = ((input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) =>
     undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
-  return { fetch, close: () => dispatcher.close() };
+  return { fetch, close: (options) => (options?.cut ? dispatcher.destroy() : dispatcher.close()) };
 }

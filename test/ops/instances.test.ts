@@ -12,7 +12,6 @@ import { cacheOutcomes } from '../helpers/cache-outcomes.js';
 // Instances as production runs them (src/main.ts in its own process), sharing Redis.
 
 const html = { 'content-type': 'text/html' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const q = (up: Upstream, path: string) => `/v1/metadata?${new URLSearchParams({ url: up.url(path).href })}`;
 
 const shared = suite('two instances on one Redis');
@@ -65,19 +64,20 @@ outage('instances keep answering from memory, /healthz says degraded, and they r
   const port = 6400 + Math.floor(Math.random() * 500);
   const startRedis = (): ChildProcess =>
     spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const waitRedis = async () => {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
-    probe.on('error', () => {}); // refusals until the server listens are expected (connect() rejects too)
-    for (let i = 0; i < 100; i++) {
+  // A fresh client per attempt: one whose connect() failed stays "reconnecting" and refuses to connect() again.
+  const waitRedis = () =>
+    until(async () => {
+      const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+      probe.on('error', () => {}); // refusals until the server listens are expected (connect() rejects too)
       try {
         await probe.connect();
-        break;
+        return (await probe.ping()) === 'PONG';
       } catch {
-        await sleep(50);
+        return false;
+      } finally {
+        probe.disconnect();
       }
-    }
-    probe.disconnect();
-  };
+    }, 'the Redis server to answer');
   let server = startRedis();
   await waitRedis();
   const up = await startUpstream({ routes: { '/p': respond(200, '<title>Up</title>', html) } });
@@ -101,7 +101,7 @@ outage('instances keep answering from memory, /healthz says degraded, and they r
     server = startRedis();
     await waitRedis();
     // ioredis reconnects on its own (retry every ≤ 2 s)
-    for (let i = 0; i < 60 && ((await health(a)).redis !== 'ok' || (await health(b)).redis !== 'ok'); i++) await sleep(100);
+    for (const svc of [a, b]) await until(async () => (await health(svc)).redis === 'ok', 'the instance to find Redis again');
     assert.equal([(await health(a)).status, (await health(b)).status], ['ok', 'ok']);
     // back on the shared cache: what a stores, b finds
     const before = up.hits('/p');

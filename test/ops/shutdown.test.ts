@@ -55,9 +55,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   });
 }
 
-test('a request still running when the grace period ends is cut and the process exits 1', async () => {
+test('a request still running when the grace period ends is cut, its upstream fetch with it, and the process exits 1', async () => {
   const up = await startUpstream({ routes: { '/slower': stall() } });
-  const svc = await startProcess({ RATE_LIMIT_MAX: '0', SHUTDOWN_GRACE_MS: '500', PROBE_IMAGES: 'false' });
+  // The fetch's own deadline far beyond the grace: the exit must not wait for it.
+  const FETCH_TIMEOUT_MS = 60_000;
+  const svc = await startProcess({ RATE_LIMIT_MAX: '0', SHUTDOWN_GRACE_MS: '500', PROBE_IMAGES: 'false', FETCH_TIMEOUT_MS: String(FETCH_TIMEOUT_MS) });
   try {
     const slow = checkedRequest(`${svc.baseUrl}/v1/metadata?url=${encodeURIComponent(up.url('/slower').href)}`).then(
       () => 'answered',
@@ -65,7 +67,10 @@ test('a request still running when the grace period ends is cut and the process 
     );
     await until(() => up.hits('/slower') === 1, 'the request to reach the upstream');
     svc.child.kill('SIGTERM');
-    assert.is(await svc.exited, 1);
+    const waitedForFetch = new Promise<string>((resolve) =>
+      setTimeout(() => resolve('still running at half the fetch deadline'), FETCH_TIMEOUT_MS / 2).unref(),
+    );
+    assert.is(await Promise.race([svc.exited, waitedForFetch]), 1);
     assert.is(await slow, 'ECONNRESET');
   } finally {
     await svc.stop('SIGKILL');
