@@ -61,6 +61,8 @@ export interface ScanTicket {
 export class ScanTurns {
   private readonly clients = new Map<string, ClientTurns>();
   private readonly activeClients = new Map<string, number>();
+  /** Scans begun and not ended, by client. */
+  private readonly begunBy = new Map<string, number>();
   private waitingCount = 0;
   private activeCount = 0;
   private seq = 0;
@@ -88,6 +90,16 @@ export class ScanTurns {
     return this.activeCount;
   }
 
+  /** Whether scans are crowded: the bound is reached and scans wait for a turn. */
+  get crowded(): boolean {
+    return this.waitingCount > 0 && this.activeCount >= this.maxActive;
+  }
+
+  /** Scans of `client` begun (past first()) and not ended. */
+  scansOf(client: string): number {
+    return this.begunBy.get(client) ?? 0;
+  }
+
   /** A ticket for a new scan of `client` (its key; '' for the service's own). No cost until it waits. */
   ticket(client: string): ScanTicket {
     return { client, seq: this.seq++, active: false, ended: false, begun: false };
@@ -101,6 +113,7 @@ export class ScanTurns {
   first(scan: ScanTicket, signal?: AbortSignal): Promise<void> | null {
     if (scan.begun) return null;
     scan.begun = true;
+    this.begunBy.set(scan.client, this.scansOf(scan.client) + 1);
     if (this.activeCount < this.maxActive || this.mayPass(this.cost(scan.client))) return null;
     return this.turn(scan, signal);
   }
@@ -145,6 +158,11 @@ export class ScanTurns {
   end(scan: ScanTicket): void {
     if (scan.ended) return;
     scan.ended = true;
+    if (scan.begun) {
+      const left = this.scansOf(scan.client) - 1;
+      if (left === 0) this.begunBy.delete(scan.client);
+      else this.begunBy.set(scan.client, left);
+    }
     if (!scan.active) return;
     scan.active = false;
     this.activeCount--;

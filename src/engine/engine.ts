@@ -21,6 +21,7 @@ import { createMetadataPipeline, type Enricher } from '../metadata/service.js';
 import type { CacheOutcome, MetadataService } from '../metadata/service-types.js';
 import { createSafetyCheck, type SafetyCheck } from '../safety/index.js';
 import { CPU_MS_PER_SLOT } from '../fetch/client-cost.js';
+import { refusesCostlyPages } from './costly-pages.js';
 import { ScanTurns } from '../../wasm-parser/index.js';
 
 /**
@@ -86,6 +87,7 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
   const fetcher = createSafeFetch(config, { logger, ...deps.fetch, resolver });
   const safeFetch = hooks.timeFetch ? timed(fetcher.safeFetch, hooks.timeFetch) : fetcher.safeFetch;
   const scanTimes = new RecentScanTimes();
+  const scanTurns = new ScanTurns({ maxActive: ACTIVE_SCANS, lightCost: LIGHT_SCAN_COST_MS, cost: (key) => fetcher.limiter.costs.decayed(key) });
   // Safe Browsing's own API calls resolve through the same resolver, never dns.lookup.
   const apiFetch = fetchThrough(resolver);
   const safety = createSafetyCheck(config, { logger, fetch: apiFetch.fetch, onProviderFailure: hooks.onSafetyFailure });
@@ -99,9 +101,10 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
     onEnricherError: (err) => logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
     // A client whose pages cost CPU to scan gets smaller shares of fetches and lookups while
     // the cost is recent (fetch/client-cost.ts).
-    onScanCost: (client, cpuMs) => fetcher.chargeCpu(client, cpuMs),
+    onScanCost: (client, cpuMs, pages) => fetcher.chargeCpu(client, cpuMs, pages),
     scanTimes,
-    scanTurns: new ScanTurns({ maxActive: ACTIVE_SCANS, lightCost: LIGHT_SCAN_COST_MS, cost: (key) => fetcher.limiter.costs.decayed(key) }),
+    scanTurns,
+    refusesPage: refusesCostlyPages(scanTurns, fetcher.limiter.costs),
     // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
     prefetchHost: config.probeImages && deps.prefetchImageHosts !== false ? (host, client) => fetcher.lookups.prefetch(host, client) : undefined,
   });

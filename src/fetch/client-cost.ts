@@ -25,6 +25,8 @@ const NEGLIGIBLE_MS = 0.5;
 
 interface Cost {
   ms: number;
+  /** Pages whose scan ended, decayed like `ms`. */
+  pages: number;
   at: number;
 }
 
@@ -33,12 +35,12 @@ export class ClientCosts {
 
   constructor(private readonly now: () => number) {}
 
-  /** Adds `cpuMs` milliseconds of CPU to the client with key `client`. */
-  charge(client: string, cpuMs: number): void {
-    if (!(cpuMs > 0)) return;
-    const ms = this.decayed(client) + cpuMs;
+  /** Adds `cpuMs` milliseconds of CPU to the client with key `client`, and `pages` whole pages ended with it. */
+  charge(client: string, cpuMs: number, pages = 0): void {
+    if (!(cpuMs > 0) && !(pages > 0)) return;
+    const before = this.recent(client);
     this.costs.delete(client); // re-inserted last: Map order is then least recently charged first
-    this.costs.set(client, { ms, at: this.now() });
+    this.costs.set(client, { ms: (before?.ms ?? 0) + Math.max(0, cpuMs), pages: (before?.pages ?? 0) + pages, at: this.now() });
     if (this.costs.size > MAX_CLIENTS) this.forgetOldest();
   }
 
@@ -49,14 +51,30 @@ export class ClientCosts {
 
   /** The client's recent CPU milliseconds, decayed to now. */
   decayed(client: string): number {
+    return this.recent(client)?.ms ?? 0;
+  }
+
+  /**
+   * The client's recent CPU milliseconds per page: what one of its pages costs to scan. A scan
+   * that has not ended counts as a page only once it has (a client whose scans never end is as
+   * costly as all they cost so far).
+   */
+  perPage(client: string): number {
+    const cost = this.recent(client);
+    return cost === undefined ? 0 : cost.ms / Math.max(1, cost.pages);
+  }
+
+  /** The client's cost decayed to now; undefined once negligible (then forgotten). */
+  private recent(client: string): { ms: number; pages: number } | undefined {
     const cost = this.costs.get(client);
-    if (cost === undefined) return 0;
-    const ms = cost.ms * 2 ** (-(this.now() - cost.at) / COST_HALF_LIFE_MS);
+    if (cost === undefined) return undefined;
+    const kept = 2 ** (-(this.now() - cost.at) / COST_HALF_LIFE_MS);
+    const ms = cost.ms * kept;
     if (ms < NEGLIGIBLE_MS) {
       this.costs.delete(client);
-      return 0;
+      return undefined;
     }
-    return ms;
+    return { ms, pages: cost.pages * kept };
   }
 
   get size(): number {

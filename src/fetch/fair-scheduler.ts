@@ -109,9 +109,9 @@ export class FairScheduler {
     return this.waits.stats();
   }
 
-  /** Charges `cpuMs` of CPU to the client with key `client`: its share shrinks while the cost is recent. */
-  chargeCpu(client: string, cpuMs: number): void {
-    this.costs.charge(client, cpuMs);
+  /** Charges `cpuMs` of CPU (and `pages` pages it ended) to the client with key `client`: its share shrinks while the cost is recent. */
+  chargeCpu(client: string, cpuMs: number, pages = 0): void {
+    this.costs.charge(client, cpuMs, pages);
   }
 
   /**

@@ -50,9 +50,9 @@ export interface SafeFetchService {
   /**
    * Charges `cpuMs` of CPU (a page's head scan) to the client at IP `client` (absent: the
    * service's own): while recent, its shares of fetches and lookups shrink and it is served after
-   * cheaper clients (client-cost.ts).
+   * cheaper clients (client-cost.ts). `pages`: how many pages' scans this charge ends.
    */
-  chargeCpu(client: string | undefined, cpuMs: number): void;
+  chargeCpu(client: string | undefined, cpuMs: number, pages?: number): void;
   /** The resolver every upstream name goes through (for metrics, /healthz and prefetching). */
   resolver: Resolver;
   /**
@@ -183,9 +183,9 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
     limiter,
     lookups,
     resolver,
-    chargeCpu: (client, cpuMs) => {
+    chargeCpu: (client, cpuMs, pages) => {
       const key = chargedClient(client);
-      if (key !== null) limiter.chargeCpu(key, cpuMs);
+      if (key !== null) limiter.chargeCpu(key, cpuMs, pages);
     },
     async close(options) {
       await (options?.cut ? agent.destroy() : agent.close());

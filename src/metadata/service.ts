@@ -7,7 +7,7 @@ import type { Metadata } from '../../generated/types.gen.js';
 import type { RawTags } from '../../wasm-parser/types.js';
 import { type Clock, scanHead, type ScanTurns } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
-import { FetchFailed } from '../errors.js';
+import { FetchFailed, Overloaded } from '../errors.js';
 import { chargedClient } from '../fetch/charge.js';
 import { failures, type FetchFailure } from '../failure-reasons.js';
 import { readPrefix } from '../fetch/read-prefix.js';
@@ -74,9 +74,14 @@ export interface MetadataPipelineDeps {
    * Told what scanning a page costs, in milliseconds, with the client whose request fetched it (a
    * client whose pages are costly can be given a smaller share): the head scan's time so far before
    * each turn of the event loop it waits for and when it ends (both charset passes), then the rules
-   * after it.
+   * after it (with `pages` 1: the page's scan has ended).
    */
-  onScanCost?: (client: string | undefined, cpuMs: number) => void;
+  onScanCost?: (client: string | undefined, cpuMs: number, pages?: number) => void;
+  /**
+   * Whether the client's page is refused before it is fetched (Overloaded, 503): true while head
+   * scans wait for their turns and the client's recent pages each cost much more than a light page.
+   */
+  refusesPage?: (client: string | undefined) => boolean;
   /** Keeps each scan's time for /healthz (scan-times.ts). */
   scanTimes?: RecentScanTimes;
   /** The scan budget's clock, wall and CPU time alike (tests drive it); the scanner's own by default. */
@@ -128,6 +133,7 @@ async function fetchAndExtract(
   timing?: RequestTiming,
 ): Promise<EnrichmentInput> {
   const { config, safeFetch, prefetchHost } = deps;
+  refuseCostlyPage(client, deps); // before its fetch is paid for
   const fetching = performance.now();
   const res = await safeFetch(target, { maxBytes: config.maxPageBytes, client, signal });
   const scanning = performance.now();
@@ -148,6 +154,7 @@ async function fetchAndExtract(
     const options = { requestedUrl: target, contentLanguage: res.headers['content-language'] ?? null };
 
     if (isHtmlMediaType(contentType)) {
+      refuseCostlyPage(client, deps); // and again after the fetch: the client may have become costly meanwhile
       let scanMs = 0;
       // safeFetch's chunks are fresh buffers from the socket or the decoder, never reused.
       const scan = await scanHead(res.body, {
@@ -169,7 +176,7 @@ async function fetchAndExtract(
       const both = extractBoth(scan.tags, finalUrl, options);
       const rulesMs = performance.now() - ruling;
       deps.scanTimes?.record(scanMs + rulesMs, scan.overBudget === true);
-      deps.onScanCost?.(client, rulesMs); // the scan itself was charged as it ran
+      deps.onScanCost?.(client, rulesMs, 1); // the scan itself was charged as it ran
       return { target, client, finalUrl, tags: scan.tags, ...both };
     }
 
@@ -188,6 +195,15 @@ async function fetchAndExtract(
   } finally {
     res.close();
   }
+}
+
+/**
+ * Overloaded (503, Retry-After) for a client whose scan would wait behind others' (refusesPage):
+ * at once, rather than after a wait for a turn that would likely outlast the request's deadline,
+ * holding its connection meanwhile.
+ */
+function refuseCostlyPage(client: string | undefined, deps: MetadataPipelineDeps): void {
+  if (deps.refusesPage?.(client)) throw new Overloaded("head scans are queued and this client's pages are costly to scan");
 }
 
 /** The scan's time budget (SCAN_BUDGET_MS), on the injected clock when there is one. */
