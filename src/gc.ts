@@ -1,16 +1,13 @@
 // How often V8 collects the old generation: the one process-wide setting of the service
 // (GC_HEAP_GROWTH_PERCENT), applied by src/main.ts before anything is built.
 //
-// Why: every uncached page is read from its socket into fresh ArrayBuffers (about 110 KB a page, in
-// Node's 64 KiB reads: bench/results/page-shapes.md). Under load a page stays in flight long
-// enough that most of them outlive a scavenge, are promoted, and are freed only by the next full
-// collection. On a machine with this much memory V8 lets the old generation grow up to 4× between
-// full collections, so at 64 concurrent pages the dead buffers piled up to ~60 MB (a forced full
-// collection left 5–8 MB live), and glibc kept that RSS afterwards. With 50% growth, full
-// collections run about three times as often; the live heap is small (~25 MB), so each is cheap.
-// 50% is the default because it keeps peak RSS near the lowest seen without a CPU cost: growth
-// below about 40% makes concurrent marking cost noticeably more CPU a page, and throughput does
-// not depend on it (the runs are in bench/results/tuning.md).
+// Why: every uncached page is read from its socket into fresh ArrayBuffers. Under load a page
+// stays in flight long enough that most of them outlive a scavenge, are promoted, and are freed
+// only by the next full collection; with much memory V8 lets the old generation grow severalfold
+// between full collections, so dead page buffers pile up, and the allocator keeps that RSS
+// afterwards. The live heap is small, so more frequent full collections are cheap. The default
+// keeps peak RSS near its lowest without costing CPU per page; lower growth makes concurrent
+// marking costlier (bench/results/tuning.md has the runs).
 
 import v8 from 'node:v8';
 

@@ -99,7 +99,7 @@ function guarded(connect: Connector, refusal: (ip: string) => string | null): Co
  * upstream this way; verification is never turned off). Passing `ca` replaces Node's default
  * store, so the roots are listed again. Without the setting, Node's default store is used as is,
  * NODE_EXTRA_CA_CERTS included. The context is built once: given as `ca`, tls.connect would parse
- * the ~145 roots again for every connection (30–120 ms of CPU each on this machine).
+ * the ~145 roots again for every connection (tens of milliseconds of CPU each).
  */
 function trustedCas(caFile: string | null): { secureContext?: tls.SecureContext } {
   if (caFile === null) return {};

@@ -1,7 +1,7 @@
 // When a JPEG's first bytes are enough to size it. image-size reads a JPEG's dimensions from its
 // frame header (SOFn), which follows every APPn segment (EXIF, ICC, XMP...), and on bytes that
-// break the segment chain it falls back to scanning byte by byte: ~25 ms of CPU for 128 KiB of
-// garbage behind FF D8 (measured here), paid again on every retry as bytes arrive. Walking the
+// break the segment chain it falls back to scanning byte by byte: tens of milliseconds of CPU for
+// 128 KiB of garbage behind FF D8, paid again on every retry as bytes arrive. Walking the
 // segment lengths first (ITU T.81 B.1.1: FF, marker, 16-bit length that counts itself) costs a
 // few steps, so image-size runs once, when the frame header is in hand, and never on garbage.
 

@@ -17,7 +17,7 @@ import { sniffImage, type SniffedImage } from './sniff.js';
  * an SVG's in its root tag, but a JPEG's only at its SOF marker, after every APPn segment. One
  * APP1 (EXIF with its thumbnail) may be 65,535 bytes by itself (its length field is 16 bits), so a
  * camera JPEG with a full EXIF segment plus an ICC profile puts SOF near 69 KB: 64 KiB misses it.
- * 128 KiB covers a maximal EXIF + ICC + a large XMP; the JPEGs on this machine needed 91–3,013 bytes.
+ * 128 KiB covers a maximal EXIF + ICC + a large XMP.
  * The cost stays small because reading stops as soon as the bytes name the image.
  */
 export const PROBE_BYTES = 128 * 1024;
