@@ -4,6 +4,10 @@
 // states for its image or icon.
 
 import contentType from 'content-type';
+import { memoized } from './memo.js';
+
+/** Distinct values read kept at once: pages and their images repeat a few types (memo.ts). */
+const KEPT = 256;
 
 /**
  * The essence ("image/png") of a media type, lower case, or null when it is missing or malformed.
@@ -13,12 +17,16 @@ import contentType from 'content-type';
  *   "image/png, text/html"), and which one a browser or cache would believe is not ours to guess.
  */
 export function mediaTypeEssence(value: string | null | undefined): string | null {
-  if (value === null || value === undefined || value.includes(',')) return null;
+  return value === null || value === undefined ? null : essenceOf(value);
+}
+
+const essenceOf = memoized((value: string): string | null => {
+  if (value.includes(',')) return null;
   const essence = parsedType(value);
   if (essence !== null) return essence;
   const semicolon = value.indexOf(';');
   return semicolon < 0 ? null : parsedType(value.slice(0, semicolon));
-}
+}, KEPT);
 
 /**
  * The charset parameter ("Shift_JIS" of "text/html; charset=Shift_JIS"), unquoted and not yet
@@ -26,7 +34,11 @@ export function mediaTypeEssence(value: string | null | undefined): string | nul
  * parse leaves the others standing ("text/html; charset=utf-8;"), and a comma gives null.
  */
 export function mediaTypeCharset(value: string | null | undefined): string | null {
-  if (value === null || value === undefined || value.includes(',')) return null;
+  return value === null || value === undefined ? null : charsetOf(value);
+}
+
+const charsetOf = memoized((value: string): string | null => {
+  if (value.includes(',')) return null;
   const whole = parsed(value);
   if (whole !== null) return whole.parameters.charset || null;
   // One parameter at a time, behind a stand-in type: a malformed neighbour (or type) is skipped.
@@ -35,7 +47,7 @@ export function mediaTypeCharset(value: string | null | undefined): string | nul
     if (charset) return charset;
   }
   return null;
-}
+}, KEPT);
 
 /** HTML and XHTML: the types safeFetch's Accept asks for first (fetch/policy.ts). */
 const PAGE_TYPES: ReadonlySet<string> = new Set(['text/html', 'application/xhtml+xml']);
