@@ -61,21 +61,45 @@ test('two in flight, one queued, the fourth is Overloaded at once; the queue dra
   }
 });
 
-test('a queued fetch counts its wait against the deadline and leaves the queue at it', async () => {
+test('a queued fetch counts its wait against the deadline and leaves the queue at it, Overloaded', async () => {
   const up = await startUpstream({ routes: { '/hold': () => {} } });
   const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '5', FETCH_TIMEOUT_MS: '300' }));
+  // The only slot, held by the test until the queued fetch is over: no deadline of another fetch
+  // can free it first (a race the queued fetch could win on a busy machine).
+  const release = await limiter.acquire(new AbortController().signal, { client: null, host: 'holder.test' });
   try {
-    const first = rejection(safeFetch(up.url('/hold'), { maxBytes: 1024 }));
     const queued = rejection(safeFetch(up.url('/hold?queued'), { maxBytes: 1024 }));
     assert.is(limiter.queued, 1);
-    const [queuedErr, firstErr] = [await queued, await first];
-    assert.instance(queuedErr, FetchTimeout);
-    assert.instance(firstErr, FetchTimeout);
-    assert.ok((firstErr as FetchTimeout).pageFailure, 'the page that held its slot the whole deadline timed out by itself');
-    assert.not.ok((queuedErr as FetchTimeout).pageFailure, 'a deadline partly spent in our queue is not held against the page');
+    const queuedErr = await queued;
+    // Our own saturation, never the page's failure: a 503 to the client, nothing cached.
+    assert.instance(queuedErr, Overloaded);
+    assert.is((queuedErr as Overloaded).reason, 'deadline of 300 ms passed while waiting for a fetch slot');
     assert.is(limiter.queued, 0);
+    assert.is(limiter.inFlight, 1, 'only the held slot');
+    assert.is(up.hits('/hold'), 0, 'the queued fetch never reached the upstream');
+    release();
+    const heldWholeDeadline = await rejection(safeFetch(up.url('/hold'), { maxBytes: 1024 }));
+    assert.instance(heldWholeDeadline, FetchTimeout);
+    assert.ok((heldWholeDeadline as FetchTimeout).pageFailure, 'the page that held its slot the whole deadline timed out by itself');
     assert.is(limiter.inFlight, 0);
-    assert.is(up.hits('/hold'), 1, 'the queued fetch never reached the upstream');
+  } finally {
+    await close();
+    await up.close();
+  }
+});
+
+test('a fetch that waited for its slot and then timed out is not held against the page', async () => {
+  const up = await startUpstream({ routes: { '/hold': () => {} } });
+  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '5', FETCH_TIMEOUT_MS: '300' }));
+  const release = await limiter.acquire(new AbortController().signal, { client: null, host: 'holder.test' });
+  try {
+    const waited = rejection(safeFetch(up.url('/hold'), { maxBytes: 1024 }));
+    assert.is(limiter.queued, 1);
+    release(); // granted at once, after a wait: part of its deadline went to our queue
+    const err = await waited;
+    assert.instance(err, FetchTimeout);
+    assert.not.ok((err as FetchTimeout).pageFailure, 'a deadline partly spent in our queue is not held against the page');
+    assert.is(up.hits('/hold'), 1);
   } finally {
     await close();
     await up.close();
