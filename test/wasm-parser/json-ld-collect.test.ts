@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { scanHead } from '../../wasm-parser/index.js';
-import { COLLECT_LIMITS } from '../../wasm-parser/collector.js';
+import { COLLECT_LIMITS } from '../../wasm-parser/collect-limits.js';
 import { cut, prng, runSeed, utf8 } from './cuts.js';
 
 const ld = (text: string, type = 'application/ld+json') => `<script type="${type}">${text}</script>`;

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import iconv from 'iconv-lite';
 import { scanHead, SLICE_MS } from '../../wasm-parser/index.js';
-import { LONG_TAG_BYTES } from '../../wasm-parser/collector.js';
+import { LONG_TAG_BYTES } from '../../wasm-parser/collect-limits.js';
 import { trackedSource, utf8 } from './cuts.js';
 
 /** A clock that moves on by `step` ms each time it is read. */
