@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startService, type Service } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream, type UpstreamResponse } from '../helpers/upstream.js';
+import { until } from '../helpers/until.js';
 
 // Fetch slots shared fairly, end to end: the client's address reaches safeFetch from every
 // handler (metadata pages, their image and favicon probes, the image proxy), /healthz reports the
@@ -54,13 +55,10 @@ const meta = (up: Upstream, path: string) => `/v1/metadata?${new URLSearchParams
 const as = (svc: Service, path: string, n: number) => svc.request(path, { localAddress: `127.0.0.${n}` });
 const fetches = async (svc: Service) => (await svc.request('/healthz')).json;
 
-/** Polls /healthz until `ok` says yes (at most 5 s); returns the last report. */
+/** Polls /healthz until `ok` says yes (at most 5 s); returns that report. */
 async function healthWhen(svc: Service, ok: (h: any) => boolean): Promise<any> {
   let h = await fetches(svc);
-  for (let i = 0; i < 100 && !ok(h); i++) {
-    await sleep(50);
-    h = await fetches(svc);
-  }
+  await until(async () => ok((h = await fetches(svc))), '/healthz to report it', 5_000);
   return h;
 }
 

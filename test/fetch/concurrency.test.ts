@@ -7,7 +7,8 @@ import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import type { ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { respond, startUpstream } from '../helpers/upstream.js';
-import { readAll, rejection, sleep, testConfig, lookupResolver } from './harness.js';
+import { readAll, rejection, testConfig, lookupResolver } from './harness.js';
+import { until } from '../helpers/until.js';
 
 const test = suite('safeFetch concurrency cap');
 
@@ -35,7 +36,7 @@ test('two in flight, one queued, the fourth is Overloaded at once; the queue dra
     assert.instance(fourth, Overloaded);
     assert.is(fourth.message, 'The service is busy; retry in a second.');
 
-    while (held.length < 2) await sleep(5);
+    await until(() => held.length >= 2, 'two fetches held');
     assert.is(up.hits('/quick'), 0, 'the queued fetch has not started');
 
     // The first answer's headers arrive, but its slot stays taken until its body is read.

@@ -8,7 +8,7 @@ import { FetchTimeout, Overloaded } from '../../src/errors.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { until } from '../helpers/until.js';
-import { loopbackLookup, readAll, rejection, sleep, testConfig, lookupResolver } from './harness.js';
+import { loopbackLookup, readAll, rejection, testConfig, lookupResolver } from './harness.js';
 
 interface Ctx {
   up: Upstream;
@@ -55,15 +55,15 @@ fair('a client over its share waits in its own queue; another client is served a
     assert.is((await readAll(other.body)).toString(), 'quick', "the other client never waited, though the first one's fetches fill the queue");
     assert.not.ok(limiter.saturated);
 
-    while (held.length < 2) await sleep(5);
+    await until(() => held.length >= 2, 'two fetches held');
     held[0]!.end('one');
     await readAll((await mine[0]!).body);
-    while (held.length < 3) await sleep(5);
+    await until(() => held.length >= 3, 'three fetches held');
     assert.equal([limiter.inFlight, limiter.capped], [2, 1], 'a finished fetch passes its slot to the same client');
     held[1]!.end('x');
     held[2]!.end('x');
     for (const p of mine.slice(1, 3)) await readAll((await p).body);
-    while (held.length < 4) await sleep(5);
+    await until(() => held.length >= 4, 'four fetches held');
     held[3]!.end('x');
     await readAll((await mine[3]!).body);
     assert.equal([limiter.inFlight, limiter.queued, limiter.capped], [0, 0, 0]);

@@ -60,8 +60,6 @@ export async function rejection(promise: Promise<unknown>): Promise<Error> {
   throw new Error('expected a rejection, got a value');
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * A resolver object around a test's own lookup: every name is looked up by `lookup` when a
  * connection is made, and only then (it "answers at once", so no lookup slot is taken and nothing

@@ -6,7 +6,8 @@ import * as assert from 'uvu/assert';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { startWorldDns, type WorldDns } from '../world/dns-server.js';
-import { readAll, rejection, sleep, testConfig } from './harness.js';
+import { readAll, rejection, testConfig } from './harness.js';
+import { until } from '../helpers/until.js';
 
 interface Ctx {
   dns: WorldDns;
@@ -65,7 +66,7 @@ test("150 clients naming 3 hosts each whose DNS never answers leave every fetch 
           attacks.push(rejection(fetcher.safeFetch(new URL(`http://${host}:${up.port}/p`), { maxBytes: 1024, client })).finally(() => settled++));
         }
       }
-      while (sent.some((name) => dns.queries(name, 'A') === 0)) await sleep(5);
+      await until(() => sent.every((name) => dns.queries(name, 'A') > 0), 'every name queried');
     }
     assert.is(fetcher.lookups.scheduler.inFlight, 450);
     assert.is(fetcher.limiter.inFlight, 0, 'no lookup holds a fetch slot');
@@ -89,7 +90,7 @@ test("a client past its share of lookups waits in its own queue; another client'
     const hung = Array.from({ length: 6 }, (_, i) =>
       rejection(fetcher.safeFetch(new URL(`http://${silentName(dns, `h${i}.attacker.test`)}:${up.port}/p`), { maxBytes: 1024, client: '10.2.0.1' })),
     );
-    while (fetcher.lookups.scheduler.inFlight < 2) await sleep(5);
+    await until(() => fetcher.lookups.scheduler.inFlight >= 2, 'two lookups in flight');
     assert.equal([fetcher.lookups.scheduler.inFlight, fetcher.lookups.scheduler.capped, fetcher.limiter.inFlight], [2, 4, 0]);
     const res = await fetcher.safeFetch(up.url('/p', 'other.test'), { maxBytes: 1024, client: '10.2.0.2' });
     assert.is((await readAll(res.body)).toString(), 'page');
@@ -105,7 +106,7 @@ test('a redirect to a host whose DNS never answers gives its fetch slot back whi
   const fetcher = createSafeFetch(testConfig({ DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '2000', FETCH_TIMEOUT_MS: '4000' }));
   try {
     const pending = rejection(fetcher.safeFetch(up.url('/to-dead', 'site.test'), { maxBytes: 1024, client: '10.3.0.1' }));
-    while (fetcher.lookups.scheduler.inFlight < 1 || up.hits('/to-dead') < 1) await sleep(5);
+    await until(() => fetcher.lookups.scheduler.inFlight >= 1 && up.hits('/to-dead') >= 1, 'the redirect followed and its lookup in flight');
     assert.equal([fetcher.limiter.inFlight, fetcher.lookups.scheduler.inFlight], [0, 1]);
     answerSilentNames(dns);
     const err = await pending;

@@ -13,7 +13,8 @@ import { emptyMetadata } from '../../src/metadata/extract.js';
 import type { EnrichmentInput } from '../../src/metadata/service.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { startWorldDns, type WorldDns } from '../world/dns-server.js';
-import { sleep, testConfig } from './harness.js';
+import { testConfig } from './harness.js';
+import { until } from '../helpers/until.js';
 
 interface Ctx {
   up: Upstream;
@@ -50,7 +51,7 @@ test("a page's image, icon and oEmbed probes hold its client's fetch slots, not 
     const images = imageEnricher({ safeFetch: fetcher.safeFetch, config });
     const embeds = embedLookup({ safeFetch: fetcher.safeFetch, providers: [] });
     const running = Promise.all([images(input, budget.signal), embeds.enricher(input, budget.signal)]);
-    while (fetcher.limiter.inFlight < 3) await sleep(5);
+    await until(() => fetcher.limiter.inFlight >= 3, 'three fetches in flight');
     assert.equal([fetcher.limiter.heldBy(clientKey(CLIENT)), fetcher.limiter.heldBy(null)], [3, 0]);
     budget.abort(new Error('enrichment budget spent'));
     await running;
@@ -70,9 +71,9 @@ test("the prefetch of an image host takes one of the client's lookups, and none 
     lookups.prefetch('img3.test', CLIENT); // the client's two lookups are taken: dropped
     assert.equal([lookups.scheduler.heldBy(clientKey(CLIENT)), lookups.scheduler.heldBy(null)], [2, 0]);
     // Queries leave in order: once the last prefetch's arrived, a third would have too.
-    while (dns.queries('img2.test', 'AAAA') === 0) await sleep(5);
+    await until(() => dns.queries('img2.test', 'AAAA') > 0, 'the AAAA query of img2.test');
     assert.is(dns.queries('img3.test'), 0, 'never asked');
-    while (lookups.scheduler.inFlight > 0) await sleep(20);
+    await until(() => lookups.scheduler.inFlight === 0, 'no lookup in flight');
   } finally {
     await fetcher.close();
   }

@@ -2,20 +2,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkedRequest } from '../helpers/service.js';
 import { startProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 
 // src/log.ts gathers log lines and writes them together: on a quiet instance a line still goes
 // out within about a second, and what is pending when the process ends is written then.
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function lineFor(logs: Array<Record<string, unknown>>, reqId: string, withinMs: number) {
-  const until = Date.now() + withinMs;
-  while (Date.now() < until) {
-    const line = logs.find((l) => l.reqId === reqId);
-    if (line) return line;
-    await sleep(25);
-  }
-  return undefined;
+  await until(() => logs.some((l) => l.reqId === reqId), `the line of request ${reqId}`, withinMs).catch(() => {});
+  return logs.find((l) => l.reqId === reqId);
 }
 
 test('a quiet instance writes a request line within about a second', async () => {

@@ -11,7 +11,6 @@ import { startService } from '../helpers/service.js';
 import { endless, respond, startUpstream } from '../helpers/upstream.js';
 import { png } from '../proxy/images.js';
 import { rawGet } from '../proxy/harness.js';
-import { sleep } from '../fetch/harness.js';
 import { testRedisUrl } from '../helpers/redis.js';
 import { until } from '../helpers/until.js';
 
@@ -127,7 +126,7 @@ test('a proxied image cut at the size cap after its headers is logged and counte
     const res = await rawGet(`${svc.baseUrl}/v1/cors-proxy?url=${encodeURIComponent(up.url('/huge.png').href)}`);
     assert.is(res.status, 200, 'the headers had left');
     assert.is(res.aborted, true);
-    for (let i = 0; i < 100 && !lines.some((l) => l.msg === 'request'); i++) await sleep(20);
+    await until(() => lines.some((l) => l.msg === 'request'), 'the request line', 2_000);
     const line = lines.find((l) => l.msg === 'request')!;
     assert.is(line.status, 'cut');
     assert.is(line.level, 40);

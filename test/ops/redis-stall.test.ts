@@ -4,13 +4,13 @@ import { startFreezingProxy } from '../helpers/freezing-proxy.js';
 import { startService } from '../helpers/service.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
 import { testRedisAddress } from '../helpers/redis.js';
+import { until } from '../helpers/until.js';
 
 // The whole service while Redis stops answering (accepts TCP, never replies): every data endpoint
 // keeps answering from the memory stores, each request waits at most one Redis deadline, and
 // /healthz says degraded; when Redis answers again the instance goes back to it by itself.
 
 const html = { 'content-type': 'text/html' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const DEADLINE_MS = 200;
 /** Generous: the behaviour under test is a deadline of 200 ms; a loaded 2-core machine adds noise. */
 const BOUND_MS = 2000;
@@ -61,12 +61,7 @@ test('answers 200 while a frozen proxy holds Redis (fast-path hit, extraction-ca
     assert.ok(performance.now() - burst < BOUND_MS, 'the burst did not wait out a Redis deadline each');
 
     proxy.thaw();
-    let back = false;
-    for (let i = 0; i < 60 && !back; i++) {
-      back = (await svc.request('/healthz')).json.status === 'ok';
-      if (!back) await sleep(100);
-    }
-    assert.ok(back, '/healthz is ok again once Redis answers');
+    await until(async () => (await svc.request('/healthz')).json.status === 'ok', '/healthz to be ok again once Redis answers', 6_000);
     assert.not.ok(svc.app.degraded);
   } finally {
     await svc.close();
@@ -81,12 +76,7 @@ test('/healthz says degraded within seconds when Redis goes silent and no reques
   try {
     assert.is((await svc.request('/healthz')).json.status, 'ok');
     proxy.freeze();
-    let status = 'ok';
-    for (let i = 0; i < 50 && status === 'ok'; i++) {
-      await sleep(100);
-      status = (await svc.request('/healthz')).json.status;
-    }
-    assert.is(status, 'degraded');
+    await until(async () => (await svc.request('/healthz')).json.status === 'degraded', '/healthz to say degraded', 5_000);
   } finally {
     await svc.close();
     await proxy.close();

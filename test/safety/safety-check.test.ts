@@ -12,6 +12,7 @@ import { ProviderTimedOut } from '../../src/safety/run-providers.js';
 import { SafeBrowsingFailed } from '../../src/safety/safe-browsing.js';
 import { head, meta, ordinaryArticle } from '../fixtures/safety/heads.js';
 import { startSafeBrowsingServer, type SafeBrowsingServer } from './safe-browsing-server.js';
+import { until } from '../helpers/until.js';
 
 const test = suite('createSafetyCheck');
 
@@ -206,13 +207,8 @@ test('a list file that changes is picked up by the running check', async () => {
   const check = safety();
   assert.equal(await check.check(at('https://new-threat.example/'), budget()), []);
   fs.writeFileSync(threatList, '0.0.0.0 phish.example\n0.0.0.0 new-threat.example\n');
-  const deadline = Date.now() + 2_000;
   let tags: string[] = [];
-  while (Date.now() < deadline) {
-    tags = await check.check(at('https://new-threat.example/'), budget());
-    if (tags.length > 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await until(async () => (tags = await check.check(at('https://new-threat.example/'), budget())).length > 0, 'the new list to be read', 2_000);
   assert.equal(tags, ['security_threat']);
 });
 

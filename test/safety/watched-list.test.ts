@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WatchedDomainList } from '../../src/safety/watched-list.js';
+import { until } from '../helpers/until.js';
 
 const test = suite('watched domain list');
 let dir: string;
@@ -30,11 +31,7 @@ function watch(file: string): WatchedDomainList {
 
 /** Polls until `predicate` holds or two seconds pass. */
 async function eventually(predicate: () => boolean): Promise<boolean> {
-  const deadline = Date.now() + 2_000;
-  while (Date.now() < deadline) {
-    if (predicate()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await until(predicate, 'the watched file to be read again', 2_000).catch(() => {});
   return predicate();
 }
 

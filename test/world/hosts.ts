@@ -63,6 +63,7 @@ export async function startHost(options: HostOptions): Promise<WorldHost> {
 
   const onRequest = (req: HostRequest, res: HostResponse) => {
     requests++;
+    // The host's simulated network latency: part of the world, not a wait in a test.
     void sleep(latencyMs).then(async () => {
       try {
         await options.handle(req, res);
