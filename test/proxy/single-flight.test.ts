@@ -12,6 +12,7 @@ import { startService, TEST_ENV, type Service } from '../helpers/service.js';
 import { startUpstream, TEST_CA_FILE, type Upstream } from '../helpers/upstream.js';
 import { rawGet } from './harness.js';
 import { pngOfSize } from './images.js';
+import { until } from '../helpers/until.js';
 
 interface Ctx {
   up: Upstream;
@@ -21,7 +22,6 @@ interface Ctx {
   proxy: ImageProxyWithFlights;
 }
 const test = suite<Ctx>('image proxy single flight');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const IMAGE = pngOfSize(300 * 1024);
 
 test.before.each(async (ctx) => {
@@ -43,10 +43,6 @@ test.after.each(async (ctx) => {
 const proxied = (ctx: Ctx, fragment = '') => `${ctx.service.baseUrl}/v1/cors-proxy?url=${encodeURIComponent(ctx.up.url('/held.png').href + fragment)}`;
 const key = (ctx: Ctx) => ctx.up.url('/held.png').href;
 
-async function until(ok: () => boolean): Promise<void> {
-  while (!ok()) await sleep(5);
-}
-
 function answer(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(IMAGE.length) });
   res.end(IMAGE);
@@ -54,7 +50,7 @@ function answer(res: ServerResponse): void {
 
 test('three clients asking for one image at once (one with a fragment) share one upstream fetch, and each gets every byte', async (ctx) => {
   const all = [rawGet(proxied(ctx)), rawGet(proxied(ctx, '#b')), rawGet(proxied(ctx))];
-  await until(() => ctx.held.length === 1 && ctx.proxy.flights.members(key(ctx)) === 3);
+  await until(() => ctx.held.length === 1 && ctx.proxy.flights.members(key(ctx)) === 3, 'one upstream fetch with three members');
   answer(ctx.held[0]!);
   const answers = await Promise.all(all);
   for (const res of answers) {
@@ -69,9 +65,9 @@ test("a client going away does not end the others' fetch", async (ctx) => {
   const leaving = http.get(proxied(ctx), { agent: false });
   leaving.on('error', () => {});
   const staying = rawGet(proxied(ctx));
-  await until(() => ctx.held.length === 1 && ctx.proxy.flights.members(key(ctx)) === 2);
+  await until(() => ctx.held.length === 1 && ctx.proxy.flights.members(key(ctx)) === 2, 'one upstream fetch with two members');
   leaving.destroy();
-  await until(() => ctx.proxy.flights.members(key(ctx)) === 1);
+  await until(() => ctx.proxy.flights.members(key(ctx)) === 1, 'one member left');
   answer(ctx.held[0]!);
   const res = await staying;
   assert.equal([res.status, res.aborted], [200, false]);
@@ -82,19 +78,19 @@ test("a client going away does not end the others' fetch", async (ctx) => {
 test('every client going away ends the upstream fetch and frees its slot', async (ctx) => {
   const gone = [http.get(proxied(ctx), { agent: false }), http.get(proxied(ctx), { agent: false })];
   for (const req of gone) req.on('error', () => {});
-  await until(() => ctx.held.length === 1 && ctx.proxy.flights.members(key(ctx)) === 2);
+  await until(() => ctx.held.length === 1 && ctx.proxy.flights.members(key(ctx)) === 2, 'one upstream fetch with two members');
   for (const req of gone) req.destroy();
-  await until(() => ctx.fetcher.limiter.inFlight === 0);
+  await until(() => ctx.fetcher.limiter.inFlight === 0, 'no fetch in flight');
   assert.is(ctx.proxy.flights.size, 0);
 });
 
 test('a request after the flight has streamed past its first chunk starts a fetch of its own', async (ctx) => {
   const first = rawGet(proxied(ctx));
-  await until(() => ctx.held.length === 1);
+  await until(() => ctx.held.length === 1, 'one upstream fetch held');
   answer(ctx.held[0]!);
   assert.is((await first).status, 200);
   const second = rawGet(proxied(ctx));
-  await until(() => ctx.held.length === 2);
+  await until(() => ctx.held.length === 2, 'two upstream fetches held');
   answer(ctx.held[1]!);
   assert.ok((await second).body.equals(IMAGE));
   assert.is(ctx.up.hits('/held.png'), 2);

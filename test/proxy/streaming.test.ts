@@ -8,6 +8,7 @@ import zlib from 'node:zlib';
 import { endless, respond, startUpstream, stall, type Upstream, type UpstreamProtocol, letGo, letGoAsExpected } from '../helpers/upstream.js';
 import { png, pngOfSize } from './images.js';
 import { rawGet, startProxyService, type ProxyService } from './harness.js';
+import { until } from '../helpers/until.js';
 
 const test = suite('image proxy streaming');
 const MiB = 1024 * 1024;
@@ -234,7 +235,7 @@ test('past the concurrency cap and its queue: 503 {error} with Retry-After, not 
   const small = await startProxyService({ MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '0', FETCH_TIMEOUT_MS: '1000' });
   try {
     const first = rawGet(`${small.service.baseUrl}${small.path(up.url('/stall'))}`);
-    while (small.fetcher.limiter.inFlight === 0) await new Promise((r) => setTimeout(r, 5));
+    await until(() => small.fetcher.limiter.inFlight > 0, 'the first fetch in flight');
     const res = await small.service.request(small.path(up.url('/at-max')));
     assert.is(res.status, 503);
     assert.equal(res.json, { error: 'The service is busy; retry in a second.' });
