@@ -11,15 +11,21 @@ import { chargedClient } from '../fetch/charge.js';
 import type { ClientCosts } from '../fetch/client-cost.js';
 
 /**
- * CPU per page past which a client's pages are costly: half the scan budget's default (30 ms),
- * several times what an ordinary page's scan takes.
+ * The cost per page past which a client's pages are costly: two thirds of the scan budget
+ * (SCAN_BUDGET_MS; 20 ms of the default 30), several times what an ordinary page's scan takes. Not
+ * half: the budget's first half is counted in wall time (wasm-parser/scan-pacer.ts), so on a
+ * contended CPU an ordinary page can be charged up to that half; a page that runs to its budget is
+ * charged all of it.
  */
-export const COSTLY_PAGE_MS = 15;
+export function costlyPageMs(scanBudgetMs: number): number {
+  return (scanBudgetMs * 2) / 3;
+}
 
 /** The rule above, for the client at IP `client` (absent: the service's own work, never refused). */
-export function refusesCostlyPages(turns: ScanTurns, costs: ClientCosts): (client: string | undefined) => boolean {
+export function refusesCostlyPages(turns: ScanTurns, costs: ClientCosts, scanBudgetMs: number): (client: string | undefined) => boolean {
+  const costly = costlyPageMs(scanBudgetMs);
   return (client) => {
     const key = chargedClient(client);
-    return key !== null && turns.crowded && (turns.scansOf(key) > 0 || costs.perPage(key) > COSTLY_PAGE_MS);
+    return key !== null && turns.crowded && (turns.scansOf(key) > 0 || costs.perPage(key) > costly);
   };
 }

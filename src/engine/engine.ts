@@ -25,11 +25,12 @@ import { refusesCostlyPages } from './costly-pages.js';
 import { ScanTurns } from '../../wasm-parser/index.js';
 
 /**
- * Head scans taking turns at once (past their first slice): a few, so that a flood of heavy pages
- * is scanned a few at a time, each finishing, while the rest wait unread (wasm-parser/scan-turns.ts).
+ * Head scans taking turns at once (past their first slice): two, so that a flood of heavy pages
+ * is scanned two at a time, each finishing, while the rest wait unread (wasm-parser/scan-turns.ts),
+ * and the scans are crowded (src/engine/costly-pages.ts) as soon as a third must wait.
  * A client whose recent scans cost at most two fetch slots' worth of CPU is never held back.
  */
-const ACTIVE_SCANS = 4;
+const ACTIVE_SCANS = 2;
 const LIGHT_SCAN_COST_MS = 2 * CPU_MS_PER_SLOT;
 
 /** What the service counts (metrics.ts); the library passes none. */
@@ -104,7 +105,7 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
     onScanCost: (client, cpuMs, pages) => fetcher.chargeCpu(client, cpuMs, pages),
     scanTimes,
     scanTurns,
-    refusesPage: refusesCostlyPages(scanTurns, fetcher.limiter.costs),
+    refusesPage: refusesCostlyPages(scanTurns, fetcher.limiter.costs, config.scanBudgetMs),
     // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
     prefetchHost: config.probeImages && deps.prefetchImageHosts !== false ? (host, client) => fetcher.lookups.prefetch(host, client) : undefined,
   });

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ScanTurns } from '../../wasm-parser/index.js';
-import { COSTLY_PAGE_MS, refusesCostlyPages } from '../../src/engine/costly-pages.js';
+import { costlyPageMs, refusesCostlyPages } from '../../src/engine/costly-pages.js';
 import { ClientCosts, COST_HALF_LIFE_MS } from '../../src/fetch/client-cost.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import { createMetadataPipeline } from '../../src/metadata/service.js';
@@ -12,6 +12,10 @@ import { cachedMetadata } from '../../src/cache/cached-metadata.js';
 import { MemoryExtractionStore } from '../../src/cache/extraction-store.js';
 import { testConfig } from '../fetch/harness.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
+
+/** The scan budget's default: pages over 20 ms each are costly. */
+const SCAN_BUDGET_MS = 30;
+const COSTLY_PAGE_MS = costlyPageMs(SCAN_BUDGET_MS);
 
 function world(maxActive = 1) {
   let now = 0;
@@ -31,7 +35,7 @@ function world(maxActive = 1) {
     void turns.turn(ticket); // waiting again
     return ticket;
   };
-  return { costs, turns, refuses: refusesCostlyPages(turns, costs), scanning, advance: (ms: number) => (now += ms) };
+  return { costs, turns, refuses: refusesCostlyPages(turns, costs, SCAN_BUDGET_MS), scanning, advance: (ms: number) => (now += ms) };
 }
 
 test('heavy heads from many clients: while scans are crowded, a client with a scan under way is refused its next page, a newcomer is not', async () => {
