@@ -32,6 +32,12 @@ export interface ScanTurnsOptions {
   /** A client whose recent cost is at most this is never held back by the bound (0 by default). */
   lightCost?: number;
   schedule?: Schedule;
+  /**
+   * Schedules a callback after a pause (setTimeout of 1 ms, a slice): the turn given while scans
+   * are crowded and only costly clients wait, so that their scans take at most about half of the
+   * event loop and the rest stays free for other requests.
+   */
+  pause?: Schedule;
 }
 
 interface Waiter {
@@ -72,12 +78,14 @@ export class ScanTurns {
   private readonly cost: ClientCost;
   private readonly lightCost: number;
   private readonly schedule: Schedule;
+  private readonly pause: Schedule;
 
   constructor(options: ScanTurnsOptions = {}) {
     this.maxActive = options.maxActive ?? Infinity;
     this.cost = options.cost ?? (() => 0);
     this.lightCost = options.lightCost ?? 0;
     this.schedule = options.schedule ?? setImmediate;
+    this.pause = options.pause ?? ((run) => setTimeout(run, 1));
   }
 
   /** Scans waiting for a turn. */
@@ -175,7 +183,15 @@ export class ScanTurns {
   private arm(): void {
     if (this.armed || this.waitingCount === 0) return;
     this.armed = true;
-    this.schedule(this.letOneGo);
+    // Crowded, and nobody light waits: the costly scans' next turn comes after a pause.
+    if (this.crowded && !this.lightWaiting()) this.pause(this.letOneGo);
+    else this.schedule(this.letOneGo);
+  }
+
+  /** Whether a waiting scan's client is light enough to pass the bound. */
+  private lightWaiting(): boolean {
+    for (const client of this.clients.values()) if (this.mayPass(this.cost(client.key))) return true;
+    return false;
   }
 
   private readonly letOneGo = (): void => {

@@ -10,7 +10,15 @@ import { utf8 } from './cuts.js';
 /** Turns run by hand: `turn()` runs the one scheduled callback and lets the resumed scan note itself. */
 function handTurns(costs: Record<string, number>, maxActive = Infinity, lightCost = 0) {
   const scheduled: (() => void)[] = [];
-  const turns = new ScanTurns({ maxActive, lightCost, cost: (client) => costs[client] ?? 0, schedule: (run) => scheduled.push(run) });
+  /** Which of the two a turn was scheduled with, in order. */
+  const kinds: ('at once' | 'after a pause')[] = [];
+  const turns = new ScanTurns({
+    maxActive,
+    lightCost,
+    cost: (client) => costs[client] ?? 0,
+    schedule: (run) => (kinds.push('at once'), scheduled.push(run)),
+    pause: (run) => (kinds.push('after a pause'), scheduled.push(run)),
+  });
   const order: string[] = [];
   const wait = (ticket: ScanTicket, name: string) => void turns.turn(ticket).then(() => order.push(name));
   const turn = async () => {
@@ -20,7 +28,7 @@ function handTurns(costs: Record<string, number>, maxActive = Infinity, lightCos
     run();
     await Promise.resolve();
   };
-  return { turns, order, wait, turn, scheduled };
+  return { turns, order, wait, turn, scheduled, kinds };
 }
 
 test('the scan of the cheapest client goes first, whoever waited longer', async () => {
@@ -165,6 +173,24 @@ test("heavy heads: a bystander's scan that started later ends first, its turns t
   assert.equal(ended, ['bystander t', 'attacker t']);
   assert.is(turns.active, 0, 'both scans freed their places');
   assert.is(turns.waiting, 0);
+});
+
+test('heavy heads: while scans are crowded and only costly clients wait, their turns come after a pause; with a light client waiting, at once', async () => {
+  const { turns, order, wait, turn, kinds } = handTurns({ heavy: 500, alsoHeavy: 400, bystander: 1 }, 1, 100);
+  const heavy = turns.ticket('heavy');
+  wait(heavy, 'heavy');
+  assert.equal(kinds, ['at once'], 'not crowded: at once');
+  await turn(); // heavy is active: the bound is reached
+  wait(turns.ticket('bystander'), 'bystander');
+  assert.is(turns.crowded, true);
+  assert.equal(kinds.at(-1), 'at once', 'a light client waits');
+  await turn();
+  wait(turns.ticket('alsoHeavy'), 'alsoHeavy');
+  wait(heavy, 'heavy again');
+  assert.equal(kinds.at(-1), 'after a pause', 'only costly clients wait');
+  wait(turns.ticket('bystander'), 'bystander again');
+  await turn();
+  assert.equal(order, ['heavy', 'bystander', 'bystander again'], 'a light client that came during the pause goes at its end, first');
 });
 
 test.run();
