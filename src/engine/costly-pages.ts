@@ -1,10 +1,12 @@
 // Which pages are refused before they are fetched: while head scans are crowded (the bound on
-// scans taking turns is reached and others wait), a client that already has a scan under way, or
-// whose recent pages each cost several ordinary pages' CPU, is told to come back (Overloaded: 503
-// with Retry-After) instead of having its page fetched for a scan that would queue, likely past
-// the request's deadline, holding its connection all the while. A client with no scan under way
-// and cheap pages (a bystander) goes on, and its scan is taken before the costly ones
-// (wasm-parser/scan-turns.ts). When scans are not crowded nobody is refused.
+// scans taking turns is reached and others wait), a client whose recent pages each cost several
+// ordinary pages' CPU, or a client with a scan under way and no page ended lately (a newcomer
+// whose cost is not known yet, as a flood from fresh addresses is), is told to come back
+// (Overloaded: 503 with Retry-After) instead of having its page fetched for a scan that would
+// queue, likely past the request's deadline, holding its connection all the while. A client whose
+// pages are cheap goes on, however many it sends at once (an integrator's server, a page of
+// previews), and its scans are taken before the costly ones (wasm-parser/scan-turns.ts). When
+// scans are not crowded nobody is refused.
 
 import type { ScanTurns } from '../../wasm-parser/index.js';
 import { chargedClient } from '../fetch/charge.js';
@@ -26,6 +28,9 @@ export function refusesCostlyPages(turns: ScanTurns, costs: ClientCosts, scanBud
   const costly = costlyPageMs(scanBudgetMs);
   return (client) => {
     const key = chargedClient(client);
-    return key !== null && turns.crowded && (turns.scansOf(key) > 0 || costs.perPage(key) > costly);
+    if (key === null || !turns.crowded) return false;
+    if (costs.perPage(key) > costly) return true;
+    // Half a page: the last one ended within about one half-life of the cost (client-cost.ts).
+    return turns.scansOf(key) > 0 && costs.pagesEnded(key) < 0.5;
   };
 }

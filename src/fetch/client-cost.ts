@@ -64,6 +64,11 @@ export class ClientCosts {
     return cost === undefined ? 0 : cost.ms / Math.max(1, cost.pages);
   }
 
+  /** Pages of the client whose scan ended lately, decayed like the cost (0 for a client not seen lately). */
+  pagesEnded(client: string): number {
+    return this.recent(client)?.pages ?? 0;
+  }
+
   /** The client's cost decayed to now; undefined once negligible (then forgotten). */
   private recent(client: string): { ms: number; pages: number } | undefined {
     const cost = this.costs.get(client);

@@ -38,17 +38,29 @@ function world(maxActive = 1) {
   return { costs, turns, refuses: refusesCostlyPages(turns, costs, SCAN_BUDGET_MS), scanning, advance: (ms: number) => (now += ms) };
 }
 
-test('heavy heads from many clients: while scans are crowded, a client with a scan under way is refused its next page, a newcomer is not', async () => {
+test('heavy heads from many fresh addresses: while scans are crowded, a newcomer with a scan under way is refused its next page, a newcomer without one is not', async () => {
   const { turns, refuses, scanning } = world();
   assert.is(refuses('192.0.2.1'), false, 'nothing crowded: nobody is refused');
   const attacker = await scanning('192.0.2.1');
   assert.is(turns.crowded, true);
-  assert.is(refuses('192.0.2.1'), true, 'its scan is under way');
-  assert.is(refuses('192.0.2.2'), false, 'a newcomer with cheap pages goes on');
+  assert.is(refuses('192.0.2.1'), true, 'its scan is under way and none of its pages has ended');
+  assert.is(refuses('192.0.2.2'), false, 'a newcomer with no scan under way goes on');
   assert.is(refuses(undefined), false, "the service's own work is never refused");
   turns.end(attacker);
   assert.is(turns.crowded, false);
   assert.is(refuses('192.0.2.1'), false, 'its scan ended and none waits: served again');
+});
+
+test('while scans are crowded, a client whose pages are cheap goes on with scans under way (an integrator sending many at once)', async () => {
+  const { costs, turns, refuses, scanning, advance } = world();
+  costs.charge('192.0.2.5', 3 * 20, 20); // twenty pages lately, 3 ms each
+  await scanning('192.0.2.1'); // crowds the scans
+  void turns.first(turns.ticket('192.0.2.5')); // its scan begun, waiting at the bound
+  assert.is(turns.scansOf('192.0.2.5'), 1);
+  assert.is(turns.crowded, true);
+  assert.is(refuses('192.0.2.5'), false, 'cheap pages: its next one is fetched');
+  advance(10 * COST_HALF_LIFE_MS);
+  assert.is(refuses('192.0.2.5'), true, 'no page ended lately: one scan at a time');
 });
 
 test('heavy heads: a client whose recent pages each cost more than a light page is refused only while scans are crowded', async () => {
