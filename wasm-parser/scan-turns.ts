@@ -121,8 +121,8 @@ export class ScanTurns {
   first(scan: ScanTicket, signal?: AbortSignal): Promise<void> | null {
     if (scan.begun) return null;
     scan.begun = true;
-    this.begunBy.set(scan.client, this.scansOf(scan.client) + 1);
-    if (this.activeCount < this.maxActive || this.mayPass(this.cost(scan.client))) return null;
+    count(this.begunBy, scan.client, +1);
+    if (this.activeCount < this.maxActive || this.cost(scan.client) <= this.passBar()) return null;
     return this.turn(scan, signal);
   }
 
@@ -166,17 +166,11 @@ export class ScanTurns {
   end(scan: ScanTicket): void {
     if (scan.ended) return;
     scan.ended = true;
-    if (scan.begun) {
-      const left = this.scansOf(scan.client) - 1;
-      if (left === 0) this.begunBy.delete(scan.client);
-      else this.begunBy.set(scan.client, left);
-    }
+    if (scan.begun) count(this.begunBy, scan.client, -1);
     if (!scan.active) return;
     scan.active = false;
     this.activeCount--;
-    const left = (this.activeClients.get(scan.client) ?? 1) - 1;
-    if (left === 0) this.activeClients.delete(scan.client);
-    else this.activeClients.set(scan.client, left);
+    count(this.activeClients, scan.client, -1);
     this.arm();
   }
 
@@ -190,7 +184,8 @@ export class ScanTurns {
 
   /** Whether a waiting scan's client is light enough to pass the bound. */
   private lightWaiting(): boolean {
-    for (const client of this.clients.values()) if (this.mayPass(this.cost(client.key))) return true;
+    const bar = this.passBar();
+    for (const client of this.clients.values()) if (this.cost(client.key) <= bar) return true;
     return false;
   }
 
@@ -208,9 +203,10 @@ export class ScanTurns {
     const full = this.activeCount >= this.maxActive;
     let best: ClientTurns | null = null;
     let bestCost = Infinity;
+    const bar = full ? this.passBar() : Infinity;
     for (const client of this.clients.values()) {
       const cost = this.cost(client.key);
-      if (full && client.activeWaiting === 0 && !this.mayPass(cost)) continue;
+      if (client.activeWaiting === 0 && cost > bar) continue;
       if (best === null || cost < bestCost || (cost === bestCost && client.servedAt < best.servedAt)) {
         best = client;
         bestCost = cost;
@@ -218,7 +214,7 @@ export class ScanTurns {
     }
     if (best === null) return null;
     // Past the bound, a client's active scan goes before its new ones (unless it is far cheaper: the first).
-    const waiter = (full && !this.mayPass(bestCost) ? best.waiting.find((w) => w.scan.active) : undefined) ?? best.waiting[0]!;
+    const waiter = (bestCost > bar ? best.waiting.find((w) => w.scan.active) : undefined) ?? best.waiting[0]!;
     this.leave(best, waiter);
     best.servedAt = this.served++;
     return waiter;
@@ -238,19 +234,25 @@ export class ScanTurns {
     if (!scan.active) {
       scan.active = true;
       this.activeCount++;
-      this.activeClients.set(scan.client, (this.activeClients.get(scan.client) ?? 0) + 1);
+      count(this.activeClients, scan.client, +1);
     }
     waiter.resume();
   }
 
   /**
-   * A client this light goes past the bound: its cost is at most `lightCost` (a newcomer to the
-   * active ones would otherwise set the bar), or at most half the cheapest active client's.
+   * The cost at most which a client goes past the bound: `lightCost` (a newcomer to the active
+   * ones would otherwise set the bar), or half the cheapest active client's, whichever is more.
    */
-  private mayPass(cost: number): boolean {
-    if (cost <= this.lightCost) return true;
+  private passBar(): number {
     let least = Infinity;
     for (const client of this.activeClients.keys()) least = Math.min(least, this.cost(client));
-    return cost * 2 <= least;
+    return Math.max(this.lightCost, least / 2);
   }
+}
+
+/** Adds `by` to the count of `key`, forgetting a count that reaches zero. */
+function count(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n <= 0) counts.delete(key);
+  else counts.set(key, n);
 }

@@ -38,9 +38,11 @@ export class ClientCosts {
   /** Adds `cpuMs` milliseconds of CPU to the client with key `client`, and `pages` whole pages ended with it. */
   charge(client: string, cpuMs: number, pages = 0): void {
     if (!(cpuMs > 0) && !(pages > 0)) return;
-    const before = this.recent(client);
+    const kept = this.kept(client);
+    const before = this.costs.get(client);
     this.costs.delete(client); // re-inserted last: Map order is then least recently charged first
-    this.costs.set(client, { ms: (before?.ms ?? 0) + Math.max(0, cpuMs), pages: (before?.pages ?? 0) + pages, at: this.now() });
+    const ms = (before?.ms ?? 0) * kept + Math.max(0, cpuMs);
+    this.costs.set(client, { ms, pages: (before?.pages ?? 0) * kept + pages, at: this.now() });
     if (this.costs.size > MAX_CLIENTS) this.forgetOldest();
   }
 
@@ -51,7 +53,7 @@ export class ClientCosts {
 
   /** The client's recent CPU milliseconds, decayed to now. */
   decayed(client: string): number {
-    return this.recent(client)?.ms ?? 0;
+    return (this.costs.get(client)?.ms ?? 0) * this.kept(client);
   }
 
   /**
@@ -60,26 +62,29 @@ export class ClientCosts {
    * costly as all they cost so far).
    */
   perPage(client: string): number {
-    const cost = this.recent(client);
-    return cost === undefined ? 0 : cost.ms / Math.max(1, cost.pages);
+    const kept = this.kept(client);
+    const cost = this.costs.get(client);
+    return cost === undefined ? 0 : (cost.ms * kept) / Math.max(1, cost.pages * kept);
   }
 
   /** Pages of the client whose scan ended lately, decayed like the cost (0 for a client not seen lately). */
   pagesEnded(client: string): number {
-    return this.recent(client)?.pages ?? 0;
+    return (this.costs.get(client)?.pages ?? 0) * this.kept(client);
   }
 
-  /** The client's cost decayed to now; undefined once negligible (then forgotten). */
-  private recent(client: string): { ms: number; pages: number } | undefined {
+  /**
+   * The share of the client's charges left now (both its CPU and its pages decay by it); 0 for a
+   * client with none, and a cost decayed below NEGLIGIBLE_MS is forgotten.
+   */
+  private kept(client: string): number {
     const cost = this.costs.get(client);
-    if (cost === undefined) return undefined;
+    if (cost === undefined) return 0;
     const kept = 2 ** (-(this.now() - cost.at) / COST_HALF_LIFE_MS);
-    const ms = cost.ms * kept;
-    if (ms < NEGLIGIBLE_MS) {
+    if (cost.ms * kept < NEGLIGIBLE_MS) {
       this.costs.delete(client);
-      return undefined;
+      return 0;
     }
-    return { ms, pages: cost.pages * kept };
+    return kept;
   }
 
   get size(): number {

@@ -78,8 +78,8 @@ export interface MetadataPipelineDeps {
    */
   onScanCost?: (client: string | undefined, cpuMs: number, pages?: number) => void;
   /**
-   * Whether the client's page is refused before it is fetched (Overloaded, 503): true while head
-   * scans wait for their turns and the client's recent pages each cost much more than a light page.
+   * Whether the client's page is refused before it is fetched, and again before it is scanned
+   * (Overloaded, 503): the engine's rule is src/engine/costly-pages.ts.
    */
   refusesPage?: (client: string | undefined) => boolean;
   /** Keeps each scan's time for /healthz (scan-times.ts). */
@@ -203,7 +203,7 @@ async function fetchAndExtract(
  * holding its connection meanwhile.
  */
 function refuseCostlyPage(client: string | undefined, deps: MetadataPipelineDeps): void {
-  if (deps.refusesPage?.(client)) throw new Overloaded("head scans are queued and this client's pages are costly to scan");
+  if (deps.refusesPage?.(client)) throw new Overloaded("head scans are crowded and this client's page would queue behind them");
 }
 
 /** The scan's time budget (SCAN_BUDGET_MS), on the injected clock when there is one. */

@@ -62,12 +62,20 @@ test('two in flight, one queued, the fourth is Overloaded at once; the queue dra
   }
 });
 
-test('a queued fetch counts its wait against the deadline and leaves the queue at it, Overloaded', async () => {
+/**
+ * One fetch slot, taken by the test itself (released by `release`), and an upstream whose `/hold`
+ * never answers: what waits for the slot waits on the test, not on another fetch's deadline (a
+ * race a busy machine could decide either way).
+ */
+async function heldSlot() {
   const up = await startUpstream({ routes: { '/hold': () => {} } });
-  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '5', FETCH_TIMEOUT_MS: '300' }));
-  // The only slot, held by the test until the queued fetch is over: no deadline of another fetch
-  // can free it first (a race the queued fetch could win on a busy machine).
-  const release = await limiter.acquire(new AbortController().signal, { client: null, host: 'holder.test' });
+  const fetcher = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '5', FETCH_TIMEOUT_MS: '300' }));
+  const release = await fetcher.limiter.acquire(new AbortController().signal, { client: null, host: 'holder.test' });
+  return { ...fetcher, up, release, closeAll: () => Promise.all([fetcher.close(), up.close()]) };
+}
+
+test('a queued fetch counts its wait against the deadline and leaves the queue at it, Overloaded', async () => {
+  const { safeFetch, limiter, up, release, closeAll } = await heldSlot();
   try {
     const queued = rejection(safeFetch(up.url('/hold?queued'), { maxBytes: 1024 }));
     assert.is(limiter.queued, 1);
@@ -84,15 +92,12 @@ test('a queued fetch counts its wait against the deadline and leaves the queue a
     assert.ok((heldWholeDeadline as FetchTimeout).pageFailure, 'the page that held its slot the whole deadline timed out by itself');
     assert.is(limiter.inFlight, 0);
   } finally {
-    await close();
-    await up.close();
+    await closeAll();
   }
 });
 
 test('a fetch that waited for its slot and then timed out is not held against the page', async () => {
-  const up = await startUpstream({ routes: { '/hold': () => {} } });
-  const { safeFetch, close, limiter } = createSafeFetch(testConfig({ MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '5', FETCH_TIMEOUT_MS: '300' }));
-  const release = await limiter.acquire(new AbortController().signal, { client: null, host: 'holder.test' });
+  const { safeFetch, limiter, up, release, closeAll } = await heldSlot();
   try {
     const waited = rejection(safeFetch(up.url('/hold'), { maxBytes: 1024 }));
     assert.is(limiter.queued, 1);
@@ -102,8 +107,7 @@ test('a fetch that waited for its slot and then timed out is not held against th
     assert.not.ok((err as FetchTimeout).pageFailure, 'a deadline partly spent in our queue is not held against the page');
     assert.is(up.hits('/hold'), 1);
   } finally {
-    await close();
-    await up.close();
+    await closeAll();
   }
 });
 
