@@ -6,7 +6,7 @@ import type { ScanResult } from './types.js';
 import type { ScanBudgetOptions } from './scan-pacer.js';
 
 export { HeadScanner, type HeadScannerOptions } from './scanner.js';
-export { type Clock, type ScanBudgetOptions, SLICE_MS } from './scan-pacer.js';
+export { type Clock, type ScanBudgetOptions, FIRST_SLICE_MS, SLICE_MS } from './scan-pacer.js';
 export { ScanTurns, type ClientCost, type ScanTurnsOptions } from './scan-turns.js';
 export { DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE } from './block-splitter.js';
 export { wasmMemoryBytes } from './memory.js';
@@ -40,6 +40,7 @@ export async function scanHead(source: AsyncIterable<Uint8Array> | Uint8Array, o
     turns: options.turns,
     client: options.client,
     signal: options.signal,
+    firstSliceMs: options.firstSliceMs,
   });
   try {
     if (source instanceof Uint8Array) {

@@ -16,14 +16,24 @@
 // The bytes go to lol-html in pieces sized so that one piece takes about a slice (SLICE_MS), from
 // the cost per byte of the piece before; after a slice of work the scan waits for a turn of the
 // event loop (scan-turns.ts: one waiting scan goes on per turn, after pending I/O, the cheapest
-// client's first), so other requests are answered between the pieces of heavy pages. The clock is
-// injected: tests drive it.
+// client's first), so other requests are answered between the pieces of heavy pages. A scan's
+// first slice may be longer (FIRST_SLICE_MS). The clock is injected: tests drive it.
 
 import { performance } from 'node:perf_hooks';
 import { ScanTurns, type ScanTicket } from './scan-turns.js';
 
 /** Work between two yields to the event loop, and the time one piece is sized to take. */
 export const SLICE_MS = 1;
+
+/**
+ * The work before the first yield of a scan whose caller asks for it (ScanBudgetOptions.firstSliceMs:
+ * the service does for a client whose pages are known to be cheap), so that an ordinary head is
+ * scanned at one go even on a slow core. A yield keeps the scan's state and body chunks alive while
+ * other requests allocate, and what outlives the young generation's collections is promoted and
+ * collected only by a full one. A scan held back at its start (ScanTurns.first) yields after
+ * SLICE_MS from the first; every scan does after its first yield.
+ */
+export const FIRST_SLICE_MS = 4;
 
 /**
  * The largest piece written at once (the block splitter's largest block), which a head of cheap
@@ -67,6 +77,8 @@ export interface ScanBudgetOptions {
   client?: string;
   /** Ends a wait for a turn (the request's deadline): the scan then fails with its reason. */
   signal?: AbortSignal;
+  /** Work before the first yield, unless the scan is held back at its start (FIRST_SLICE_MS); SLICE_MS by default. */
+  firstSliceMs?: number;
 }
 
 /** The turns of scans given none: every scan is the service's own, the oldest goes first. */
@@ -84,6 +96,8 @@ export class ScanPacer {
   private readonly clock: Clock;
   private readonly cpuClock: Clock;
   private sinceYieldMs = 0;
+  /** Work until the next yield: the first slice's until the scan first waits (for a turn, or held back at its start). */
+  private sliceMs: number;
   /**
    * The first piece is the smallest: what a head's bytes cost is not known yet, and the first
    * piece runs at once, without waiting for a turn (at the costliest bytes 64 KiB take ~14 ms).
@@ -107,6 +121,7 @@ export class ScanPacer {
     this.clock = options.clock ?? wallMs;
     this.cpuClock = options.cpuClock ?? processCpuMs;
     this.onCharge = options.onCharge ?? null;
+    this.sliceMs = options.firstSliceMs ?? SLICE_MS;
   }
 
   /** True once the budget is spent: nothing more may be written. */
@@ -146,8 +161,13 @@ export class ScanPacer {
    * common short head never waits, and pays for no promise.
    */
   turn(): Promise<void> | null {
-    if (this.sinceYieldMs < SLICE_MS) return this.turns.first(this.ticket, this.signal);
+    if (this.sinceYieldMs < this.sliceMs) {
+      const held = this.turns.first(this.ticket, this.signal);
+      if (held !== null) this.sliceMs = SLICE_MS;
+      return held;
+    }
     this.sinceYieldMs = 0;
+    this.sliceMs = SLICE_MS;
     this.tell();
     return this.turns.turn(this.ticket, this.signal);
   }

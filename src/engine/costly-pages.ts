@@ -6,9 +6,10 @@
 // queue, likely past the request's deadline, holding its connection all the while. A client whose
 // pages are cheap goes on, however many it sends at once (an integrator's server, a page of
 // previews), and its scans are taken before the costly ones (wasm-parser/scan-turns.ts). When
-// scans are not crowded nobody is refused.
+// scans are not crowded nobody is refused. The same costs set how long a client's scan runs before
+// it first yields to the event loop (firstSliceFor).
 
-import type { ScanTurns } from '../../wasm-parser/index.js';
+import { FIRST_SLICE_MS, SLICE_MS, type ScanTurns } from '../../wasm-parser/index.js';
 import { chargedClient } from '../fetch/charge.js';
 import type { ClientCosts } from '../fetch/client-cost.js';
 
@@ -32,5 +33,20 @@ export function refusesCostlyPages(turns: ScanTurns, costs: ClientCosts, scanBud
     if (costs.perPage(key) > costly) return true;
     // Half a page: the last one ended within about one half-life of the cost (client-cost.ts).
     return turns.scansOf(key) > 0 && costs.pagesEnded(key) < 0.5;
+  };
+}
+
+/**
+ * The work before the first yield of a scan for the client at IP `client`: a first slice long
+ * enough for an ordinary head (FIRST_SLICE_MS) when the client's recent pages are known and cost
+ * no more than that each, else SLICE_MS. A newcomer, whose cost is not known yet (a flood of
+ * heavy pages from fresh addresses), and a client with costlier pages share the event loop a slice
+ * at a time from the first.
+ */
+export function firstSliceFor(costs: ClientCosts): (client: string | undefined) => number {
+  return (client) => {
+    const key = chargedClient(client);
+    if (key === null) return FIRST_SLICE_MS;
+    return costs.pagesEnded(key) >= 0.5 && costs.perPage(key) <= FIRST_SLICE_MS ? FIRST_SLICE_MS : SLICE_MS;
   };
 }

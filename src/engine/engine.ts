@@ -21,7 +21,7 @@ import { createMetadataPipeline, type Enricher } from '../metadata/service.js';
 import type { CacheOutcome, MetadataService } from '../metadata/service-types.js';
 import { createSafetyCheck, type SafetyCheck } from '../safety/index.js';
 import { CPU_MS_PER_SLOT } from '../fetch/client-cost.js';
-import { refusesCostlyPages } from './costly-pages.js';
+import { firstSliceFor, refusesCostlyPages } from './costly-pages.js';
 import { ScanTurns } from '../../wasm-parser/index.js';
 
 /**
@@ -106,6 +106,7 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
     scanTimes,
     scanTurns,
     refusesPage: refusesCostlyPages(scanTurns, fetcher.limiter.costs, config.scanBudgetMs),
+    firstSliceMs: firstSliceFor(fetcher.limiter.costs),
     // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
     prefetchHost: config.probeImages && deps.prefetchImageHosts !== false ? (host, client) => fetcher.lookups.prefetch(host, client) : undefined,
   });

@@ -88,6 +88,11 @@ export interface MetadataPipelineDeps {
   scanClock?: Clock;
   /** The turns the head scans take, the cheapest client's first (wasm-parser/scan-turns.ts). */
   scanTurns?: ScanTurns;
+  /**
+   * The work a scan for the client may do before its first yield (ScanBudgetOptions.firstSliceMs;
+   * the engine's rule is src/engine/costly-pages.ts); SLICE_MS without it.
+   */
+  firstSliceMs?: (client: string | undefined) => number;
 }
 
 export function createMetadataPipeline(deps: MetadataPipelineDeps): MetadataPipeline {
@@ -167,6 +172,7 @@ async function fetchAndExtract(
         onCharge: (ms) => deps.onScanCost?.(client, ms),
         turns: deps.scanTurns,
         client: chargedClient(client) ?? '',
+        firstSliceMs: deps.firstSliceMs?.(client),
         signal,
       });
       const ruling = performance.now();

@@ -1,10 +1,11 @@
 // Which pages are refused before they are fetched (src/engine/costly-pages.ts): only while head
-// scans are crowded, and then only a client with a scan under way or with costly pages. Turns run
-// by hand and costs on a clock the test moves: no sleeps.
+// scans are crowded, and then only a client with a scan under way or with costly pages; and which
+// clients' scans get a longer first slice. Turns run by hand and costs on a clock the test moves:
+// no sleeps.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ScanTurns } from '../../wasm-parser/index.js';
-import { costlyPageMs, refusesCostlyPages } from '../../src/engine/costly-pages.js';
+import { FIRST_SLICE_MS, ScanTurns, SLICE_MS } from '../../wasm-parser/index.js';
+import { costlyPageMs, firstSliceFor, refusesCostlyPages } from '../../src/engine/costly-pages.js';
 import { ClientCosts, COST_HALF_LIFE_MS } from '../../src/fetch/client-cost.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import { createMetadataPipeline } from '../../src/metadata/service.js';
@@ -98,6 +99,49 @@ test('the recent cost per page: CPU over pages ended, both halving with the cost
   assert.is(costs.decayed('a'), 30);
   costs.charge('a', 0, 1);
   assert.is(costs.perPage('a'), 15);
+});
+
+test("heavy heads from fresh addresses: a newcomer's scan yields after its first SLICE_MS; a client whose recent pages are cheap gets FIRST_SLICE_MS", () => {
+  let now = 0;
+  const costs = new ClientCosts(() => now);
+  const firstSlice = firstSliceFor(costs);
+  assert.is(firstSlice('192.0.2.1'), SLICE_MS, 'a newcomer');
+  costs.charge('192.0.2.1', FIRST_SLICE_MS * 10, 10); // ten pages lately, each a first slice
+  assert.is(firstSlice('192.0.2.1'), FIRST_SLICE_MS);
+  costs.charge('192.0.2.1', 30, 1); // then one page at its budget: costlier than a first slice on average
+  assert.is(firstSlice('192.0.2.1'), SLICE_MS);
+  costs.charge('192.0.2.2', 30); // a heavy scan under way, no page ended yet
+  assert.is(firstSlice('192.0.2.2'), SLICE_MS);
+  now += 10 * COST_HALF_LIFE_MS;
+  assert.is(firstSlice('192.0.2.1'), SLICE_MS, 'no page ended lately: a newcomer again');
+  assert.is(firstSlice(undefined), FIRST_SLICE_MS, "the service's own work");
+});
+
+test('the pipeline gives each scan the first slice the rule sets for its client', async () => {
+  // 400 KB of tiny tags: many pieces. Every reading of the clock moves it on by 3/4 ms, so a piece takes that long.
+  const heavy = `<html><head><title>Heavy</title>${'<i>'.repeat(140_000)}</head><body>`;
+  const up = await startUpstream({ routes: { '/heavy': respond(200, heavy, { 'content-type': 'text/html' }) } });
+  const config = testConfig({});
+  const fetcher = createSafeFetch(config);
+  let now = 0;
+  const firstCharges: Record<string, number> = {};
+  const pipeline = createMetadataPipeline({
+    config,
+    safeFetch: fetcher.safeFetch,
+    scanClock: () => (now += 0.75),
+    scanTurns: new ScanTurns(),
+    firstSliceMs: (client) => (client === '192.0.2.1' ? FIRST_SLICE_MS : SLICE_MS),
+    onScanCost: (client, ms) => void (firstCharges[client!] ??= ms),
+  });
+  const metadata = cachedMetadata(pipeline, { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) });
+  try {
+    await metadata.get(up.url('/heavy?a'), 'og', '192.0.2.1');
+    await metadata.get(up.url('/heavy?b'), 'og', '192.0.2.2');
+    assert.equal(firstCharges, { '192.0.2.1': FIRST_SLICE_MS + 0.5, '192.0.2.2': SLICE_MS + 0.5 });
+  } finally {
+    await fetcher.close();
+    await up.close();
+  }
 });
 
 test('a refused page is answered Overloaded before it is fetched; the other clients are fetched and served', async () => {

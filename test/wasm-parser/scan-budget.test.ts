@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import iconv from 'iconv-lite';
-import { scanHead, SLICE_MS } from '../../wasm-parser/index.js';
+import { FIRST_SLICE_MS, scanHead, ScanTurns, SLICE_MS } from '../../wasm-parser/index.js';
 import { LONG_TAG_BYTES } from '../../wasm-parser/collect-limits.js';
 import { trackedSource, utf8 } from './cuts.js';
 
@@ -90,6 +90,42 @@ test('a scan that spends a slice of time lets other work run before it goes on',
   const scanning = scanHead(heavy, { clock, cpuClock: clock }).then(() => order.push('scan'));
   await scanning;
   assert.equal(order, ['other work', 'scan']);
+});
+
+test('a scan given a first slice of FIRST_SLICE_MS yields first after it (an ordinary head at one go), then after each slice', async () => {
+  const told: number[] = [];
+  const step = (SLICE_MS * 3) / 4;
+  const clock = steppingClock(step);
+  await scanHead(heavy, { clock, cpuClock: clock, firstSliceMs: FIRST_SLICE_MS, turns: new ScanTurns(), onCharge: (ms) => told.push(ms) });
+  // Told before each turn: the time since the last one, a piece (one step) at a time.
+  assert.ok(told[0]! >= FIRST_SLICE_MS && told[0]! < FIRST_SLICE_MS + step, `first stretch ${told[0]} ms`);
+  assert.ok(told[1]! >= SLICE_MS && told[1]! < SLICE_MS + step, `next stretch ${told[1]} ms`);
+});
+
+test('without a first slice of its own, a scan yields first after SLICE_MS', async () => {
+  const told: number[] = [];
+  const step = (SLICE_MS * 3) / 4;
+  const clock = steppingClock(step);
+  await scanHead(heavy, { clock, cpuClock: clock, turns: new ScanTurns(), onCharge: (ms) => told.push(ms) });
+  assert.ok(told[0]! >= SLICE_MS && told[0]! < SLICE_MS + step, `first stretch ${told[0]} ms`);
+});
+
+test('heavy heads: a scan held back at its start by the bound yields after SLICE_MS, whatever first slice it was given', async () => {
+  const told: number[] = [];
+  const step = (SLICE_MS * 3) / 4;
+  const clock = steppingClock(step);
+  // One place among the active scans, taken by a scan of the same client: the new scan waits before its first piece.
+  const turns = new ScanTurns({ maxActive: 1, cost: () => 10 });
+  const other = turns.ticket('attacker');
+  await turns.turn(other);
+  assert.is(turns.active, 1);
+  const scanning = scanHead(heavy, { clock, cpuClock: clock, firstSliceMs: FIRST_SLICE_MS, turns, client: 'attacker', onCharge: (ms) => told.push(ms) });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.is(turns.waiting, 1, 'held back before its first piece');
+  assert.equal(told, []);
+  turns.end(other);
+  await scanning;
+  assert.ok(told[0]! >= SLICE_MS && told[0]! < SLICE_MS + step, `first stretch ${told[0]} ms`);
 });
 
 test('a scan whose pieces take no time never yields (a short head pays for no turn)', async () => {
