@@ -106,9 +106,10 @@ export async function createRouter(operations: Operations, options: RouterOption
     }
     const { operation } = matched;
     const validation = api.validateRequest(request, operation);
-    const c = { api, operation, validation, request: api.router.parseRequest(request, operation) } as ApiContext;
+    // The request as sent names the problems of an invalid one; a valid one is handled coerced.
+    const parsed = api.router.parseRequest(validation.errors ? request : validation.coerced, operation);
+    const c = { api, operation, validation, request: parsed } as ApiContext;
     if (validation.errors) return validationFail(c, ctx);
-    c.request = api.router.parseRequest(validation.coerced, operation);
     const handler = (operations as unknown as Record<string, KoaHandler | undefined>)[operation.operationId ?? ''];
     if (handler === undefined) throw new NotFound(ctx.path);
     await handler(c, ctx);
