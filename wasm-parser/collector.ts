@@ -25,9 +25,9 @@ export class TagCollector {
   onImageUrl: ((rawUrl: string) => void) | null = null;
   /**
    * Bytes of a start tag still open when the current write began: inside the first element handler
-   * of a write, the part of that element's own tag written before (ScanPass.feed).
+   * of a write, the part of that element's own tag written before (newWrite, from ScanPass.feed).
    */
-  heldBytes: () => number = () => 0;
+  private heldBytes = 0;
   /** No element handler has run yet during the current write (newWrite). */
   private firstOfWrite = true;
 
@@ -110,9 +110,15 @@ export class TagCollector {
     }
   }
 
-  /** Called before each write into the rewriter. */
-  newWrite(): void {
+  /**
+   * Called before each write into the rewriter, with the bytes of a start tag still open when it
+   * begins. A number, not a callback into the pass: the rewriter's handlers hold this collector
+   * from WebAssembly's side, and a collector holding its pass kept every scan's objects alive
+   * through the young generation's collections (bench/results/e2e-cpu.md).
+   */
+  newWrite(heldBytes: number): void {
     this.firstOfWrite = true;
+    this.heldBytes = heldBytes;
   }
 
   /**
@@ -122,7 +128,7 @@ export class TagCollector {
   private longTag(): boolean {
     if (!this.firstOfWrite) return false;
     this.firstOfWrite = false;
-    return this.heldBytes() > LONG_TAG_BYTES;
+    return this.heldBytes > LONG_TAG_BYTES;
   }
 
   private titleText(t: TextChunk): void {

@@ -41,8 +41,6 @@ export class ScanPass {
   /** Stream offset of the `<` of a tag still open, or -1; and the one the last write ended in (ScanPass.feed). */
   private openTagAt = -1;
   private lastWriteOpenAt = -1;
-  /** Where the current write began in the stream. */
-  private writeStart = 0;
   /** Output chunks lol-html handed over during the current write, and the bytes of the writes just before it that gave none. */
   private outputs = 1;
   private lastWriteLength = 0;
@@ -66,8 +64,6 @@ export class ScanPass {
     this.rewriter = new HTMLRewriter(() => void this.outputs++);
     this.collector.attach(this.rewriter);
     this.collector.onImageUrl = onImageUrl;
-    // Bytes of a tag still open when the current write began: the longer measure (feed).
-    this.collector.heldBytes = () => Math.max(this.heldRun, this.openTagAt < 0 ? 0 : this.writeStart - this.openTagAt);
   }
 
   /** The label of the page's first charset declaration seen in this pass, or null. */
@@ -190,11 +186,11 @@ export class ScanPass {
     }
     this.outputs = 0;
     this.lastWriteLength = bytes.length;
-    this.writeStart = start;
     // Searched in large writes only: in a small one the held output alone is within a write of exact.
     this.lastWriteOpenAt = bytes.length >= MIN_PIECE ? openTagOffset(bytes, start) : -1;
     this.written += bytes.length;
-    this.collector.newWrite();
+    // Bytes of a tag still open as this write begins: the longer of the two measures.
+    this.collector.newWrite(Math.max(this.heldRun, this.openTagAt < 0 ? 0 : start - this.openTagAt));
     return this.live().write(bytes);
   }
 
