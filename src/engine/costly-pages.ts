@@ -31,9 +31,16 @@ export function refusesCostlyPages(turns: ScanTurns, costs: ClientCosts, scanBud
     const key = chargedClient(client);
     if (key === null || !turns.crowded) return false;
     if (costs.perPage(key) > costly) return true;
-    // Half a page: the last one ended within about one half-life of the cost (client-cost.ts).
-    return turns.scansOf(key) > 0 && costs.pagesEnded(key) < 0.5;
+    return turns.scansOf(key) > 0 && !costKnown(costs, key);
   };
+}
+
+/**
+ * Whether a page of the client ended lately, so that its cost per page is known: half a page left
+ * of its decayed count, the last one ended within about one half-life of the cost (client-cost.ts).
+ */
+function costKnown(costs: ClientCosts, key: string): boolean {
+  return costs.pagesEnded(key) >= 0.5;
 }
 
 /**
@@ -47,6 +54,6 @@ export function firstSliceFor(costs: ClientCosts): (client: string | undefined) 
   return (client) => {
     const key = chargedClient(client);
     if (key === null) return FIRST_SLICE_MS;
-    return costs.pagesEnded(key) >= 0.5 && costs.perPage(key) <= FIRST_SLICE_MS ? FIRST_SLICE_MS : SLICE_MS;
+    return costKnown(costs, key) && costs.perPage(key) <= FIRST_SLICE_MS ? FIRST_SLICE_MS : SLICE_MS;
   };
 }
