@@ -2,6 +2,7 @@
 // error a failed name carries, and which names are never sent to a nameserver.
 
 import { LOCALHOST_NAMES, LOCALHOST_SUFFIX } from './policy.js';
+import { withoutTraces } from './without-traces.js';
 
 /** How a query to the nameservers ended (metrics label); `unreachable`: no nameserver could be reached (connection refused). */
 export type DnsOutcome = 'answered' | 'nxdomain' | 'nodata' | 'servfail' | 'refused' | 'timeout' | 'unreachable' | 'error';
@@ -22,8 +23,9 @@ export function isLocalhost(name: string): boolean {
   return LOCALHOST_NAMES.includes(name) || name.endsWith(LOCALHOST_SUFFIX);
 }
 
+/** A failed name is an answer the pipeline expects (a cached one is given again on every page naming the host): it carries no trace. */
 export function dnsError(code: string, hostname: string): DnsError {
-  return Object.assign(new Error(`DNS lookup of ${hostname} failed: ${code}`), { code, hostname });
+  return withoutTraces(() => Object.assign(new Error(`DNS lookup of ${hostname} failed: ${code}`), { code, hostname }));
 }
 
 /** RFC 1035 2.3.4: a name of at most 253 characters, labels of 1–63. Longer ones are never sent. */

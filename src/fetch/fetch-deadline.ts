@@ -5,6 +5,7 @@
 
 import { FetchFailed, FetchTimeout } from '../errors.js';
 import type { Release } from './limiter.js';
+import { withoutTraces } from './without-traces.js';
 
 export class FetchDeadline {
   private readonly controller = new AbortController();
@@ -69,6 +70,11 @@ export class FetchDeadline {
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
     if (abortWith) {
       const controller = this.controller;
+      // Closing the upstream builds errors nobody reads: the reason made here, and undici's own
+      // while it tears the request down (RequestAbortedError, InformationalError('aborted')), all
+      // synchronously inside abort(); Node would format the stack of every error a stream is
+      // destroyed with, on every page, which always stops at `<body>`. A deadline's error, built
+      // before, keeps its trace.
       withoutTraces(() => controller.abort(typeof abortWith === 'function' ? abortWith() : abortWith));
     }
     this.release?.();
@@ -79,21 +85,4 @@ export class FetchDeadline {
     this.callerAborted = true;
     this.end(() => new FetchFailed('aborted by the caller', { pageFailure: false }));
   };
-}
-
-/**
- * Closing the upstream builds errors nobody reads: the reason made here, and undici's own while it
- * tears the request down (RequestAbortedError, InformationalError('aborted')), all synchronously
- * inside abort(). Node formats the stack trace of every error a stream is destroyed with, about 2%
- * of the CPU of an uncached page, which always stops at `<body>`. They are built without frames
- * (their stack is the name and message); a deadline's error, built before, keeps its trace.
- */
-function withoutTraces(run: () => void): void {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    run();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
 }

@@ -80,6 +80,14 @@ test('NXDOMAIN is ENOTFOUND with the name, and is remembered: the next lookup se
   assert.equal(cache, ['miss', 'negative_hit']);
 });
 
+test('a remembered failure is given again without a stack: it is an answer, not a fault to trace', async ({ resolver }) => {
+  await rejection(resolver.resolve('gone.test'));
+  const again = (await rejection(resolver.resolve('gone.test'))) as Error & { code: string; hostname: string };
+  assert.is(again.message, 'DNS lookup of gone.test failed: ENOTFOUND');
+  assert.is(again.stack, 'Error: DNS lookup of gone.test failed: ENOTFOUND');
+  assert.is(Error.stackTraceLimit, 10, "the process's own limit is left as it was");
+});
+
 test('SERVFAIL is ESERVFAIL and REFUSED is EREFUSED, both remembered', async ({ dns, resolver }) => {
   dns.set('broken.test', { rcode: 'SERVFAIL' });
   dns.set('refused.test', { rcode: 'REFUSED' });
