@@ -8,15 +8,18 @@ import { getDomain } from 'tldts';
 import type { RawTags } from '../../wasm-parser/types.js';
 import type { SafetyProvider } from './provider.js';
 
-interface AssetMarker {
-  service: string;
-  /** Matched against each `<script src>` and `<link href>`, lower-cased, as written. */
-  pattern: RegExp;
-  why: string;
-}
+/**
+ * A service's asset, matched against each `<script src>` and `<link href>`, lower-cased, as
+ * written: by its `host` (or any subdomain of it, written absolute or protocol-relative,
+ * `//img.host/...`), or by a `pattern` of the whole URL for an asset known by its path.
+ */
+type AssetMarker = { service: string; why: string } & ({ host: string } | { pattern: RegExp });
 
-/** `host` or any subdomain of it, written absolute or protocol-relative (`//img.host/...`). */
-const onHost = (host: string) => new RegExp(`^(?:https?:)?//(?:[a-z0-9-]+\\.)*${host.replace(/\./g, '\\.')}(?:[:/?#]|$)`);
+/** How every asset URL worth a look starts: absolute or protocol-relative. */
+const ABSOLUTE = String.raw`^(?:https?:)?\/\/`;
+const escaped = (host: string) => host.replace(/\./g, '\\.');
+/** After ABSOLUTE: one of `hosts` or any subdomain of it, then the end of the authority. */
+const onHosts = (hosts: readonly string[]) => String.raw`(?:[a-z0-9-]+\.)*(?:${hosts.map(escaped).join('|')})(?:[:/?#]|$)`;
 
 const PARKING_ASSETS: readonly AssetMarker[] = [
   {
@@ -34,14 +37,14 @@ const PARKING_ASSETS: readonly AssetMarker[] = [
     pattern: /^(?:https?:)?\/\/img\d*\.wsimg\.com\/parking-lander\//,
     why: "GoDaddy's parking lander bundle, shared by its parked and Afternic for-sale pages",
   },
-  { service: 'Sedo', pattern: onHost('sedoparking.com'), why: "Sedo's parking page assets (img.sedoparking.com)" },
-  { service: 'ParkingCrew', pattern: onHost('parkingcrew.net'), why: "ParkingCrew's parking page assets" },
-  { service: 'Bodis', pattern: onHost('bodis.com'), why: "Bodis' parking page assets" },
-  { service: 'Above', pattern: onHost('above.com'), why: "Above.com's parking page assets" },
-  { service: 'Dan.com', pattern: onHost('dan.com'), why: 'Dan.com for-sale lander assets (not jordan.com: the host must be dan.com)' },
-  { service: 'Afternic', pattern: onHost('afternic.com'), why: 'Afternic for-sale lander assets' },
-  { service: 'HugeDomains', pattern: onHost('hugedomains.com'), why: 'HugeDomains for-sale pages load and canonicalise to hugedomains.com' },
-  { service: 'Namecheap', pattern: onHost('parkingpage.namecheap.com'), why: "Namecheap's default parking page" },
+  { service: 'Sedo', host: 'sedoparking.com', why: "Sedo's parking page assets (img.sedoparking.com)" },
+  { service: 'ParkingCrew', host: 'parkingcrew.net', why: "ParkingCrew's parking page assets" },
+  { service: 'Bodis', host: 'bodis.com', why: "Bodis' parking page assets" },
+  { service: 'Above', host: 'above.com', why: "Above.com's parking page assets" },
+  { service: 'Dan.com', host: 'dan.com', why: 'Dan.com for-sale lander assets (not jordan.com: the host must be dan.com)' },
+  { service: 'Afternic', host: 'afternic.com', why: 'Afternic for-sale lander assets' },
+  { service: 'HugeDomains', host: 'hugedomains.com', why: 'HugeDomains for-sale pages load and canonicalise to hugedomains.com' },
+  { service: 'Namecheap', host: 'parkingpage.namecheap.com', why: "Namecheap's default parking page" },
 ];
 
 /**
@@ -79,11 +82,24 @@ const PARKING_SERVICE_DOMAINS: ReadonlySet<string> = new Set([
   'namecheap.com',
 ]);
 
+/** Each marker's test of one asset URL. */
+const MATCHES: ReadonlyArray<readonly [AssetMarker, RegExp]> = PARKING_ASSETS.map((m) => [
+  m,
+  'host' in m ? new RegExp(ABSOLUTE + onHosts([m.host])) : m.pattern,
+]);
+
 /**
- * Every asset pattern in one alternation: each `<script src>` and `<link href>` of a page is
- * tested once, and the list only when one of them matched (pages carry up to hundreds of each).
+ * Every marker that starts with ABSOLUTE in one regex, anchored once, with the hosts' subdomain
+ * prefix written once (repeated per host, every host would backtrack over it again); the markers
+ * that may match anywhere in the URL beside it. Each `<script src>` and `<link href>` of a page is
+ * tested against these, and the markers one by one only when one of them matched (pages carry up
+ * to hundreds of each).
  */
-const ANY_PARKING_ASSET = new RegExp(PARKING_ASSETS.map((m) => `(?:${m.pattern.source})`).join('|'));
+const patterns = PARKING_ASSETS.flatMap((m) => ('pattern' in m ? [m.pattern] : []));
+const absolutePaths = patterns.flatMap((p) => (p.source.startsWith(ABSOLUTE) ? [p.source.slice(ABSOLUTE.length)] : []));
+const hosts = PARKING_ASSETS.flatMap((m) => ('host' in m ? [m.host] : []));
+const ANY_ABSOLUTE_ASSET = new RegExp(`${ABSOLUTE}(?:${[...absolutePaths, onHosts(hosts)].join('|')})`);
+const ANYWHERE: readonly RegExp[] = patterns.filter((p) => !p.source.startsWith(ABSOLUTE));
 
 /** The first marker found (for logs and tests), or null. */
 export function parkingMarker(host: string, tags: RawTags): string | null {
@@ -92,9 +108,9 @@ export function parkingMarker(host: string, tags: RawTags): string | null {
   const assets = [...tags.scriptSrcs, ...tags.links.map((link) => link.href)];
   for (const raw of assets) {
     const src = raw.trim().toLowerCase();
-    if (!ANY_PARKING_ASSET.test(src)) continue;
-    const marker = PARKING_ASSETS.find((m) => m.pattern.test(src));
-    if (marker) return `${marker.service}: ${src}`;
+    if (!ANY_ABSOLUTE_ASSET.test(src) && !ANYWHERE.some((p) => p.test(src))) continue;
+    const match = MATCHES.find(([, pattern]) => pattern.test(src));
+    if (match) return `${match[0].service}: ${src}`;
   }
   const texts = [tags.title ?? ''];
   for (const meta of tags.metas) {

@@ -79,6 +79,29 @@ test('asset markers need the service host itself, not a look-alike', () => {
   assert.is(scripts('https://www.google.com/adsense/search/ads.js'), null); // AdSense for Search is on ordinary sites
 });
 
+test('every asset marker is found, by its own name, among the assets of an ordinary page', () => {
+  const found = (src: string) =>
+    parkingMarker(
+      'x.example',
+      head({ scriptSrcs: ['/js/app.js', 'https://cdn.example.net/lib.js'], links: [{ rel: 'stylesheet', href: src, type: null, sizes: null }] }),
+    );
+  const markers: Array<[string, string]> = [
+    ['https://www.google.com/adsense/domains/caf.js', 'Google AdSense for Domains'],
+    ['/apps/domainpark/show_afd_ads.js', 'Google AdSense for Domains (legacy)'],
+    ['https://img1.wsimg.com/parking-lander/static/js/main.js', 'GoDaddy CashParking / Afternic'],
+    ['https://img.sedoparking.com/templates/x.css', 'Sedo'],
+    ['//static.parkingcrew.net/x.css', 'ParkingCrew'],
+    ['https://bodis.com:443/x.css', 'Bodis'],
+    ['http://a.b.above.com?x', 'Above'],
+    ['https://dan.com#x', 'Dan.com'],
+    ['https://www.afternic.com/x.css', 'Afternic'],
+    ['https://static.hugedomains.com/x.css', 'HugeDomains'],
+    ['https://parkingpage.namecheap.com/x.css', 'Namecheap'],
+  ];
+  for (const [src, service] of markers) assert.is(found(src), `${service}: ${src}`, src);
+  assert.is(found('https://namecheap.com/x.css'), null, 'Namecheap parks on its parkingpage host only');
+});
+
 test('an ordinary article and a non-HTML target are not parked', async () => {
   assert.is(parkingMarker('news.example.com', ordinaryArticle), null);
   const url = new URL('https://parked-example.com/');
