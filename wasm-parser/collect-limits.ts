@@ -7,7 +7,7 @@
  * bound the copies. Far above what real pages carry (bench/results/page-shapes.md).
  */
 export const COLLECT_LIMITS = {
-  metas: 2000,
+  metas: 1000,
   links: 1000,
   scriptSrcs: 500,
   /** Characters of `<title>` text kept; the title normaliser cuts far shorter. */

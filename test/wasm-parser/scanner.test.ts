@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HeadScanner, scanHead } from '../../wasm-parser/index.js';
+import { COLLECT_LIMITS } from '../../wasm-parser/collect-limits.js';
 import { trackedSource, utf8 } from './cuts.js';
 
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/pages/${name}`, import.meta.url)));
@@ -202,6 +203,15 @@ test('a 1 MB og:title attribute is skipped unread, without error; a 1 MB title b
   assert.equal(tags.metas, []);
   // The title text is kept up to COLLECT_LIMITS.titleChars (64 Ki characters) plus one text chunk.
   assert.ok(tags.title !== null && tags.title.length >= 64 * 1024 && tags.title.length < big.length);
+});
+
+test('a flood of 2,000 metas of 1 KB of entities each: the first COLLECT_LIMITS.metas are kept and decoded, the rest passed over unread', async () => {
+  const junk = `<meta name="description" content="${'&amp;'.repeat(200)}">`;
+  const { tags } = await scanHead(utf8(`<head>${junk.repeat(2000)}<meta property="og:title" content="Too late"></head><body>`));
+  assert.is(tags.metas.length, COLLECT_LIMITS.metas);
+  assert.is(COLLECT_LIMITS.metas, 1000, 'far above the 392 metas of the largest head seen, half the cost per page of 2,000');
+  assert.is(tags.metas[COLLECT_LIMITS.metas - 1]?.content, '&'.repeat(200));
+  assert.not.ok(tags.metas.some((m) => m.property === 'og:title'));
 });
 
 test.run();
