@@ -33,7 +33,10 @@ export interface OpenedImage {
 export interface Joined {
   /** Rejects with the flight's error (ProxyRejected, FetchFailed, FetchTimeout) for every member alike. */
   ready: Promise<{ image: OpenedImage; body: Readable }>;
-  /** The member went away before its stream existed (after, destroying the stream says so). */
+  /**
+   * The member went away. Before its stream exists this counts it out of the flight; after, the
+   * stream's destruction does (Koa destroys a body whose response closed), and leave() does nothing.
+   */
   leave(): void;
 }
 
@@ -75,6 +78,13 @@ class Flight {
   private readonly opened: Promise<OpenedImage>;
   private image: OpenedImage | null = null;
   private readonly streams = new Set<Readable>();
+  /**
+   * Streams that asked for data (their read()) and have not been pushed a chunk since. Node calls a
+   * stream's read() once and not again until it is pushed to, and may call it while the chunk being
+   * consumed still counts in readableLength, so asking whether a stream has room would leave a
+   * stream that asked with a buffer just at its mark waiting for a push that never comes.
+   */
+  private readonly wanting = new Set<Readable>();
   private first: Uint8Array | null = null;
   private pulls = 0;
   private pulling = false;
@@ -96,9 +106,11 @@ class Flight {
 
   join(): Joined {
     this.members++;
-    let left = false;
+    // Each member is counted out once: by leave() while it waits, by its stream once it has one.
+    let state: 'waiting' | 'streaming' | 'left' = 'waiting';
     const subscribe = (image: OpenedImage) => {
-      if (left) throw new FetchFailed('the client went away', { pageFailure: false });
+      if (state === 'left') throw new FetchFailed('the client went away', { pageFailure: false });
+      state = 'streaming';
       return { image, body: this.subscribe() };
     };
     // Once the image is open, a newcomer's stream exists at once, so that no chunk pulled from
@@ -107,8 +119,8 @@ class Flight {
     return {
       ready,
       leave: () => {
-        if (left) return;
-        left = true;
+        if (state !== 'waiting') return;
+        state = 'left';
         this.memberGone();
       },
     };
@@ -117,8 +129,12 @@ class Flight {
   private subscribe(): Readable {
     const stream: Readable = new Readable({
       highWaterMark: STREAM_HIGH_WATER_MARK,
-      read: () => this.pump(),
+      read: () => {
+        this.wanting.add(stream);
+        this.pump();
+      },
       destroy: (err, callback) => {
+        this.wanting.delete(stream);
         if (this.streams.delete(stream)) this.memberGone();
         callback(err);
       },
@@ -135,7 +151,7 @@ class Flight {
     const bytes = this.image.bytes;
     void (async () => {
       try {
-        while (!this.finished && [...this.streams].some((s) => s.readableLength < s.readableHighWaterMark)) {
+        while (!this.finished && this.wanting.size > 0) {
           const next = await bytes.next();
           if (++this.pulls >= 2) this.closeToNewcomers();
           if (next.done) {
@@ -147,7 +163,10 @@ class Flight {
           if (this.pulls === 1) this.first = next.value;
           for (const s of [...this.streams]) {
             if (s.readableLength > MAX_LAG_BYTES) s.destroy(new FetchFailed('the client fell too far behind a shared image'));
-            else s.push(next.value);
+            else {
+              this.wanting.delete(s); // before the push, which may ask again at once
+              s.push(next.value);
+            }
           }
         }
       } catch (err) {
