@@ -8,13 +8,16 @@
 // keeping it, and memory stays bounded instead.
 //
 // Bounded memory, and no member slows the others: the upstream is read as fast as the fastest
-// member reads; a member more than MAX_LAG_BYTES behind it is cut off (its connection aborted,
-// the only signal left after the 200), so a flight holds at most that much per member. A member
-// going away never ends the others' fetch: the upstream is closed when the last one has gone.
+// member reads; a member more than MAX_LAG_BYTES behind it leaves the flight and goes on with a
+// fetch of its own (own-fetch.ts), so a flight holds at most that much per member, and a slow
+// client is never worse off for having shared. A member going away never ends the others' fetch:
+// the upstream is closed when the last one has gone.
 
 import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { FetchFailed } from '../errors.js';
 import type { ProxyImageFormat } from '../fetch/policy.js';
+import { OwnFetch, type ByteSource } from './own-fetch.js';
 
 /** An upstream image, checked and ready to stream (proxy.ts openImage). */
 export interface OpenedImage {
@@ -40,7 +43,7 @@ export interface Joined {
   leave(): void;
 }
 
-/** How far one member may fall behind the fastest before it is cut off. */
+/** How far one member may fall behind the fastest before it goes on with a fetch of its own. */
 const MAX_LAG_BYTES = 256 * 1024;
 /** Chunk size of the streams towards the clients. */
 const STREAM_HIGH_WATER_MARK = 64 * 1024;
@@ -58,7 +61,7 @@ export class ImageFlights {
       flight = started;
       this.joinable.set(key, flight);
     }
-    return flight.join();
+    return flight.join(open);
   }
 
   /** Flights that may still be joined (for tests and metrics). */
@@ -72,7 +75,7 @@ export class ImageFlights {
   }
 }
 
-class Flight {
+class Flight implements ByteSource {
   members = 0;
   private readonly controller = new AbortController();
   private readonly opened: Promise<OpenedImage>;
@@ -85,7 +88,14 @@ class Flight {
    * stream that asked with a buffer just at its mark waiting for a push that never comes.
    */
   private readonly wanting = new Set<Readable>();
+  /** Each member's own way to fetch the image (charged to its client), should it leave the flight. */
+  private readonly opens = new Map<Readable, (signal: AbortSignal) => Promise<OpenedImage>>();
+  /** Members that left the flight for a fetch of their own: their streams' source from then on. */
+  private readonly ownFetches = new WeakMap<Readable, OwnFetch>();
   private first: Uint8Array | null = null;
+  /** Bytes pulled so far, and their CRC-32: what a member that leaves has been sent. */
+  private offset = 0;
+  private crc = 0;
   private pulls = 0;
   private pulling = false;
   private finished = false;
@@ -104,14 +114,14 @@ class Flight {
     );
   }
 
-  join(): Joined {
+  join(open: (signal: AbortSignal) => Promise<OpenedImage>): Joined {
     this.members++;
     // Each member is counted out once: by leave() while it waits, by its stream once it has one.
     let state: 'waiting' | 'streaming' | 'left' = 'waiting';
     const subscribe = (image: OpenedImage) => {
       if (state === 'left') throw new FetchFailed('the client went away', { pageFailure: false });
       state = 'streaming';
-      return { image, body: this.subscribe() };
+      return { image, body: this.subscribe(open) };
     };
     // Once the image is open, a newcomer's stream exists at once, so that no chunk pulled from
     // here on can miss it; before, every member's stream is made as the image opens, before any pull.
@@ -126,22 +136,37 @@ class Flight {
     };
   }
 
-  private subscribe(): Readable {
+  private subscribe(open: (signal: AbortSignal) => Promise<OpenedImage>): Readable {
     const stream: Readable = new Readable({
       highWaterMark: STREAM_HIGH_WATER_MARK,
-      read: () => {
-        this.wanting.add(stream);
-        this.pump();
-      },
+      read: () => (this.ownFetches.get(stream) ?? this).want(stream),
       destroy: (err, callback) => {
-        this.wanting.delete(stream);
-        if (this.streams.delete(stream)) this.memberGone();
+        (this.ownFetches.get(stream) ?? this).gone(stream);
         callback(err);
       },
     });
+    this.opens.set(stream, open);
     if (this.first !== null) stream.push(this.first);
     this.streams.add(stream);
     return stream;
+  }
+
+  want(stream: Readable): void {
+    this.wanting.add(stream);
+    this.pump();
+  }
+
+  gone(stream: Readable): void {
+    this.wanting.delete(stream);
+    this.opens.delete(stream);
+    if (this.streams.delete(stream)) this.memberGone();
+  }
+
+  /** The member of `stream` leaves the flight with what it was sent so far, and fetches the rest itself. */
+  private detach(stream: Readable): void {
+    const open = this.opens.get(stream)!;
+    this.gone(stream);
+    this.ownFetches.set(stream, new OwnFetch(stream, open, this.image!, this.offset, this.crc));
   }
 
   /** Reads the upstream while any member wants more; each chunk goes to every member. */
@@ -162,12 +187,14 @@ class Flight {
           }
           if (this.pulls === 1) this.first = next.value;
           for (const s of [...this.streams]) {
-            if (s.readableLength > MAX_LAG_BYTES) s.destroy(new FetchFailed('the client fell too far behind a shared image'));
+            if (s.readableLength > MAX_LAG_BYTES) this.detach(s);
             else {
               this.wanting.delete(s); // before the push, which may ask again at once
               s.push(next.value);
             }
           }
+          this.offset += next.value.length;
+          this.crc = crc32(next.value, this.crc);
         }
       } catch (err) {
         this.finished = true;

@@ -9,21 +9,34 @@ import { ImageFlights, type OpenedImage } from '../../src/proxy/image-flight.js'
 
 const CHUNK = 64 * 1024;
 
-/** An image of `chunks` chunks of CHUNK bytes (byte i of chunk k is k), and whether it was closed. */
-function image(chunks: number): { open: () => Promise<OpenedImage>; closed: () => boolean; bytes: Buffer } {
+/** The byte chunk k of an image is made of (the same for every fetch of it unless `changed`). */
+const fill = (k: number) => k % 251;
+
+/**
+ * An image of `chunks` chunks of CHUNK bytes; each open() is a fetch of its own (counted), and
+ * `closed` says whether the last fetch was closed. `changed(n)` gives the image the n-th fetch sees.
+ */
+function image(chunks: number, changed: (n: number) => { chunks: number; fill: (k: number) => number; etag?: string } = () => ({ chunks, fill })) {
+  let fetches = 0;
   let closed = false;
-  async function* bytes(): AsyncGenerator<Uint8Array> {
-    for (let k = 0; k < chunks; k++) yield Buffer.alloc(CHUNK, k);
-  }
-  const opened: OpenedImage = {
-    format: { mime: 'image/png' } as OpenedImage['format'],
-    length: chunks * CHUNK,
-    headers: {},
-    bytes: bytes(),
-    close: () => (closed = true),
+  const open = (): Promise<OpenedImage> => {
+    const seen: { chunks: number; fill: (k: number) => number; etag?: string } = changed(++fetches);
+    closed = false;
+    async function* bytes(): AsyncGenerator<Uint8Array> {
+      for (let k = 0; k < seen.chunks; k++) yield Buffer.alloc(CHUNK, seen.fill(k));
+    }
+    const headers: Record<string, string> = {};
+    if (seen.etag !== undefined) headers.etag = seen.etag;
+    return Promise.resolve({
+      format: { mime: 'image/png' } as OpenedImage['format'],
+      length: seen.chunks * CHUNK,
+      headers,
+      bytes: bytes(),
+      close: () => (closed = true),
+    });
   };
-  const all = Buffer.concat(Array.from({ length: chunks }, (_, k) => Buffer.alloc(CHUNK, k)));
-  return { open: () => Promise.resolve(opened), closed: () => closed, bytes: all };
+  const all = Buffer.concat(Array.from({ length: chunks }, (_, k) => Buffer.alloc(CHUNK, fill(k))));
+  return { open, closed: () => closed, fetches: () => fetches, bytes: all };
 }
 
 /** The next 'readable' of a paused stream, or a failure naming what was read if none comes. */
@@ -107,5 +120,42 @@ test('a member leaving before its stream exists is counted out; the last one to 
   body.destroy();
   assert.ok(img.closed());
 });
+
+test('a member more than 256 KiB behind the fastest goes on with a fetch of its own: it gets every byte, and the fast one is not held back', async () => {
+  const img = image(40);
+  const flights = new ImageFlights();
+  const fast = flights.join('https://img.test/d.png', img.open);
+  const slow = flights.join('https://img.test/d.png', img.open);
+  const [f, s] = await Promise.all([fast.ready, slow.ready]);
+  assert.ok((await readAll(f.body, 'the fast member')).equals(img.bytes), 'the fast member reads it all while the slow one reads nothing');
+  assert.is(img.fetches(), 2, "the flight's fetch and the slow member's own");
+  assert.ok((await readAll(s.body, 'the slow member')).equals(img.bytes));
+  assert.ok(img.closed());
+});
+
+for (const [name, changed] of [
+  ['different bytes', { chunks: 40, fill: (k: number) => (k === 2 ? 250 : fill(k)) }],
+  ['fewer bytes than were sent', { chunks: 3, fill }],
+  ['another length', { chunks: 41, fill }],
+  ['another ETag, the same bytes', { chunks: 40, fill, etag: '"v2"' }],
+] as const) {
+  test(`a member whose own fetch finds the image changed (${name}) fails, and is never sent a spliced image`, async () => {
+    const img = image(40, (n) => (n === 1 ? { chunks: 40, fill } : changed));
+    const flights = new ImageFlights();
+    const fast = flights.join('https://img.test/e.png', img.open);
+    const slow = flights.join('https://img.test/e.png', img.open);
+    const [f, s] = await Promise.all([fast.ready, slow.ready]);
+    // Listened for from the start, as Koa does for a body: the failure may come before it is read.
+    const failed = new Promise<FetchFailed>((resolve) => s.body.once('error', resolve));
+    assert.ok((await readAll(f.body, 'the fast member')).equals(img.bytes));
+    const got: Buffer[] = [];
+    s.body.on('data', (chunk: Buffer) => got.push(chunk));
+    const err = await failed;
+    const sent = Buffer.concat(got);
+    assert.ok(sent.length < img.bytes.length && sent.equals(img.bytes.subarray(0, sent.length)), 'only bytes of the image it began');
+    assert.ok(err instanceof FetchFailed);
+    assert.match(err.reason, 'the image changed while it was sent');
+  });
+}
 
 test.run();

@@ -43,9 +43,9 @@ test.after.each(async (ctx) => {
 const proxied = (ctx: Ctx, fragment = '') => `${ctx.service.baseUrl}/v1/cors-proxy?url=${encodeURIComponent(ctx.up.url('/held.png').href + fragment)}`;
 const key = (ctx: Ctx) => ctx.up.url('/held.png').href;
 
-function answer(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(IMAGE.length) });
-  res.end(IMAGE);
+function answer(res: ServerResponse, image = IMAGE): void {
+  res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(image.length) });
+  res.end(image);
 }
 
 test('three clients asking for one image at once (one with a fragment) share one upstream fetch, and each gets every byte', async (ctx) => {
@@ -93,6 +93,38 @@ test('a request after the flight has streamed past its first chunk starts a fetc
   await until(() => ctx.held.length === 2, 'two upstream fetches held');
   answer(ctx.held[1]!);
   assert.ok((await second).body.equals(IMAGE));
+  assert.is(ctx.up.hits('/held.png'), 2);
+});
+
+test('a client that stops reading while another reads the whole image gets every byte later, through a fetch of its own', async (ctx) => {
+  // Larger than what loopback's socket buffers hold for a client that does not read (a few MB),
+  // under MAX_IMAGE_BYTES (8 MiB).
+  const big = pngOfSize(7 * 1024 * 1024);
+  let resume!: () => void;
+  const slow = new Promise<{ status: number; body: Buffer; complete: boolean }>((resolve, reject) => {
+    const req = http.get(proxied(ctx), { agent: false }, (res) => {
+      res.pause();
+      const chunks: Buffer[] = [];
+      resume = () => {
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), complete: res.complete }));
+        res.resume();
+      };
+    });
+    req.on('error', reject);
+  });
+  const fast = rawGet(proxied(ctx));
+  await until(() => ctx.held.length === 1 && ctx.proxy.flights.members(key(ctx)) === 2, 'one upstream fetch with two members');
+  answer(ctx.held[0]!, big);
+  const got = await fast;
+  assert.equal([got.status, got.aborted], [200, false]);
+  assert.ok(got.body.equals(big), 'the fast client is not held back by the one that stopped');
+  await until(() => ctx.held.length === 2, "the slow client's own fetch");
+  answer(ctx.held[1]!, big);
+  resume();
+  const late = await slow;
+  assert.equal([late.status, late.complete], [200, true]);
+  assert.ok(late.body.equals(big));
   assert.is(ctx.up.hits('/held.png'), 2);
 });
 
