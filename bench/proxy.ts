@@ -71,7 +71,9 @@ function upstream(): void {
 // ---- Load generator process -------------------------------------------------------------------
 
 async function load(job: LoadRequest): Promise<LoadResult> {
-  const agent = new Agent({ connections: job.concurrency, keepAliveTimeout: 60_000 });
+  // A response that stops mid-image counts as failed after 30 s of silence, rather than holding
+  // its worker, and so the whole benchmark, for ever.
+  const agent = new Agent({ connections: job.concurrency, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
   let next = 0;
   let bytes = 0;
   let failures = 0;
