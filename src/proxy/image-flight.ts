@@ -194,7 +194,10 @@ class Flight implements ByteSource {
             }
           }
           this.offset += next.value.length;
-          this.crc = crc32(next.value, this.crc);
+          // Only a flight with two members can leave one behind, and after its first chunk it takes
+          // no newcomer: a flight down to one member never needs the sum again (it would cost
+          // about a third of the proxy's CPU per byte).
+          if (this.pulls === 1 || this.streams.size > 1) this.crc = crc32(next.value, this.crc);
         }
       } catch (err) {
         this.finished = true;
