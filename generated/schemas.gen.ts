@@ -349,7 +349,7 @@ export const ProxyErrorSchema = {
 
 export const HealthSchema = {
     type: 'object',
-    description: 'What /healthz says of this instance. `status` is `degraded` while any rule listed in `degraded_by` holds: clients are being slowed (`event_loop`, `fetch_slots`, `fetch_wait`, `lookups`, `dns`, `redis`), or the instance is defending itself against costly traffic (`fetch_shares`: at least 16 fetches held to their client\'s share; `scan_budget`: at least 3 head scans cut at SCAN_BUDGET_MS). Every window behind it is at most 20 s long.',
+    description: 'What /healthz says of this instance. `status` is `degraded` while any rule listed in `degraded_by` holds: clients are being slowed (`event_loop`, `fetch_slots`, `fetch_wait`, `lookups`, `scans`, `dns`, `redis`), or the instance is defending itself against costly traffic (`fetch_shares`: at least 16 fetches held to their client\'s share). Every window behind it is at most 20 s long.',
     required: [
         'status',
         'degraded_by',
@@ -381,7 +381,7 @@ export const HealthSchema = {
                     'fetch_shares',
                     'lookups',
                     'dns',
-                    'scan_budget'
+                    'scans'
                 ]
             }
         },
@@ -447,13 +447,13 @@ export const HealthSchema = {
         },
         scans: {
             type: 'object',
-            description: 'Head scans that ended in the last 10 s, their time, and how many were cut at SCAN_BUDGET_MS.',
+            description: 'Page scans (head scan and rules) that ended in the last 10 s, their time with any wait for a scan thread, how many stopped at a markup bound (a head of more tags than any real page), and the scan threads (SCAN_WORKERS; absent when pages are scanned inline).',
             required: [
                 'count',
                 'p50_ms',
                 'p90_ms',
                 'max_ms',
-                'over_budget'
+                'markup_limit'
             ],
             properties: {
                 count: {
@@ -468,8 +468,11 @@ export const HealthSchema = {
                 max_ms: {
                     type: 'number'
                 },
-                over_budget: {
+                markup_limit: {
                     type: 'integer'
+                },
+                threads: {
+                    $ref: '#/components/schemas/SlotHealth'
                 }
             }
         }
@@ -478,7 +481,7 @@ export const HealthSchema = {
 
 export const SlotHealthSchema = {
     type: 'object',
-    description: 'Slots of this instance for upstream fetches (MAX_CONCURRENT_FETCHES) or name lookups (MAX_CONCURRENT_LOOKUPS), who waits for them, and how long clients within their share waited over the last 10 s.',
+    description: 'Slots of this instance for upstream fetches (MAX_CONCURRENT_FETCHES), name lookups (MAX_CONCURRENT_LOOKUPS) or page scans (SCAN_WORKERS), who waits for them, and how long clients within their share waited over the last 10 s.',
     required: [
         'in_flight',
         'max_in_flight',

@@ -208,14 +208,14 @@ export type ProxyError = {
 };
 
 /**
- * What /healthz says of this instance. `status` is `degraded` while any rule listed in `degraded_by` holds: clients are being slowed (`event_loop`, `fetch_slots`, `fetch_wait`, `lookups`, `dns`, `redis`), or the instance is defending itself against costly traffic (`fetch_shares`: at least 16 fetches held to their client's share; `scan_budget`: at least 3 head scans cut at SCAN_BUDGET_MS). Every window behind it is at most 20 s long.
+ * What /healthz says of this instance. `status` is `degraded` while any rule listed in `degraded_by` holds: clients are being slowed (`event_loop`, `fetch_slots`, `fetch_wait`, `lookups`, `scans`, `dns`, `redis`), or the instance is defending itself against costly traffic (`fetch_shares`: at least 16 fetches held to their client's share). Every window behind it is at most 20 s long.
  */
 export type Health = {
     status: 'ok' | 'degraded' | 'stopping';
     /**
      * The rules that hold now; empty when `status` would be `ok`.
      */
-    degraded_by: Array<'redis' | 'event_loop' | 'fetch_slots' | 'fetch_wait' | 'fetch_shares' | 'lookups' | 'dns' | 'scan_budget'>;
+    degraded_by: Array<'redis' | 'event_loop' | 'fetch_slots' | 'fetch_wait' | 'fetch_shares' | 'lookups' | 'dns' | 'scans'>;
     /**
      * `down`: configured but unreachable; rate limits and the cache are per instance until it is back.
      */
@@ -246,19 +246,20 @@ export type Health = {
         cached_names: number;
     };
     /**
-     * Head scans that ended in the last 10 s, their time, and how many were cut at SCAN_BUDGET_MS.
+     * Page scans (head scan and rules) that ended in the last 10 s, their time with any wait for a scan thread, how many stopped at a markup bound (a head of more tags than any real page), and the scan threads (SCAN_WORKERS; absent when pages are scanned inline).
      */
     scans?: {
         count: number;
         p50_ms: number;
         p90_ms: number;
         max_ms: number;
-        over_budget: number;
+        markup_limit: number;
+        threads?: SlotHealth;
     };
 };
 
 /**
- * Slots of this instance for upstream fetches (MAX_CONCURRENT_FETCHES) or name lookups (MAX_CONCURRENT_LOOKUPS), who waits for them, and how long clients within their share waited over the last 10 s.
+ * Slots of this instance for upstream fetches (MAX_CONCURRENT_FETCHES), name lookups (MAX_CONCURRENT_LOOKUPS) or page scans (SCAN_WORKERS), who waits for them, and how long clients within their share waited over the last 10 s.
  */
 export type SlotHealth = {
     /**

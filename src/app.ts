@@ -81,6 +81,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     fetchSlots: fetcher.limiter,
     lookupSlots: fetcher.lookups.scheduler,
     scans: () => engine.scanTimes.recent(),
+    scanSlots: engine.scanner.queue,
     redisUp: () => (failover ? !failover.degraded && redis.status === 'ready' : null),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });

@@ -40,7 +40,8 @@ if (positionals[0] === 'serve' && positionals.length === 1) {
   if (positionals.length !== 1) fail(USAGE, 2);
   let config: Config;
   try {
-    config = loadConfig(process.env);
+    // One page, then exit: scanned on this thread unless SCAN_WORKERS says otherwise.
+    config = loadConfig({ SCAN_WORKERS: '0', ...process.env });
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message, 2);
     throw err;

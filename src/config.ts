@@ -1,6 +1,7 @@
 // Configuration is declared once: every setting, its default and its check.
 // Only src/main.ts reads process.env and hands it to loadConfig; everything else receives Config.
 
+import { availableParallelism } from 'node:os';
 import { ConfigError, type Env, Reader } from './config-reader.js';
 
 export { ConfigError };
@@ -61,8 +62,11 @@ export interface Config {
 
   /** Time the image, favicon and safety enrichment may add to an uncached answer. */
   enrichBudgetMs: number;
-  /** Time one page's head scan may spend (both charset passes); past it the tags found so far are the answer. */
-  scanBudgetMs: number;
+  /**
+   * Worker threads that decode, scan and apply the rules to pages (src/scan/scan-pool.ts); 0: on
+   * the calling thread (the library's and the CLI's default).
+   */
+  scanWorkers: number;
   /** One deadline over the fetch, the scan and the enrichment of one extraction. */
   requestDeadlineMs: number;
   /** Probe image and favicon bytes (off for benchmarks against peers that do not). */
@@ -115,7 +119,7 @@ export function loadConfig(env: Env = {}): Config {
     // queue alike: 6,144 of the 20,000 descriptors a process gets here, about 200 MB.
     maxConcurrentFetches: read.int('MAX_CONCURRENT_FETCHES', 2048, { min: 1 }),
     fetchQueueMax: read.int('FETCH_QUEUE_MAX', 2048, { min: 0 }),
-    // An upper bound on a client's fair share (fetch/fair-scheduler.ts): one client's burst of
+    // An upper bound on a client's fair share (fetch/fairness/fair-queue.ts): one client's burst of
     // previews runs 8 at once while few clients compete; the share shrinks below it past 255.
     maxFetchesPerClient: read.int('MAX_FETCHES_PER_CLIENT', 8, { min: 0 }),
     maxFetchesPerHost: read.int('MAX_FETCHES_PER_HOST', 16, { min: 0 }),
@@ -135,10 +139,8 @@ export function loadConfig(env: Env = {}): Config {
     cacheMaxBytes: read.int('CACHE_MAX_BYTES', 64 * 1024 * 1024, { min: 1024 }),
 
     enrichBudgetMs: read.int('ENRICH_BUDGET_MS', 1_500, { min: 0 }),
-    // Real heads scan in a few ms (the longest well under 10 ms, bench/results/page-shapes.md); a
-    // page of tiny tags costs up to 0.25 µs a byte, 500 ms at the byte cap. 30 ms, with the rules after it, keeps any
-    // page under 50 ms of CPU (bench/results/scan-budget.md).
-    scanBudgetMs: read.int('SCAN_BUDGET_MS', 30, { min: 1 }),
+    // One worker a core: the event loop answers and waits on the network, the workers compute.
+    scanWorkers: read.int('SCAN_WORKERS', availableParallelism(), { min: 0, max: 64 }),
     requestDeadlineMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS and ENRICH_BUDGET_MS
     probeImages: read.bool('PROBE_IMAGES', true),
     safetyAdultList: read.stringOrNull('SAFETY_ADULT_LIST'),

@@ -104,6 +104,15 @@ export class Overloaded extends LinkPeekError {
   }
 }
 
+/**
+ * A page's scan did not finish because the thread running it died or was ended (src/scan/
+ * scan-pool.ts). Our fault, never the page's (the scan's bounds make every page finish): not a
+ * LinkPeekError, so it is a 500 with no detail, and nothing is cached.
+ */
+export class ScanFailed extends Error {
+  override readonly name = 'ScanFailed';
+}
+
 /** A request that carries our own `Via`: the service would be fetching itself. */
 export class FetchLoop extends LinkPeekError {
   readonly code = 'FETCH_LOOP';

@@ -1,16 +1,15 @@
 // When /healthz says `degraded`, as a table of rules over what the instance measured in its last
 // seconds. Each rule names one shared resource; `degraded_by` lists the rules that hold, so an
 // operator reads why at once. Two kinds of rule:
-//   - clients are being slowed: the event loop runs late, fetches or lookups that their shares
-//     allowed wait for a slot, every slot is taken, nameservers do not answer, Redis is down;
-//   - the instance is defending itself: many fetches are held to their client's share, or scans
-//     are being cut at their budget. The fair shares and budgets keep bystanders fast then, but
-//     someone is sending the costliest traffic it can, and that is worth a look (and a load
-//     balancer may prefer another instance while it lasts).
+//   - clients are being slowed: the event loop runs late, fetches, lookups or scans that their
+//     shares allowed wait for a slot, every slot is taken, nameservers do not answer, Redis is down;
+//   - the instance is defending itself: many fetches are held to their client's share. The fair
+//     shares keep bystanders fast then, but someone is sending the costliest traffic it can, and
+//     that is worth a look (and a load balancer may prefer another instance while it lasts).
 // Every window behind these readings is at most 20 s long, so `ok` comes back within 30 s of an
 // attack's end.
 
-import type { WaitStats } from './fetch/wait-window.js';
+import type { WaitStats } from './fairness/wait-window.js';
 
 export interface HealthReadings {
   redisDown: boolean;
@@ -18,10 +17,10 @@ export interface HealthReadings {
   fetches: { saturated: boolean; capped: number; wait: WaitStats };
   lookups: { saturated: boolean; wait: WaitStats } | null;
   dnsDegraded: boolean;
-  scans: { count: number; overBudget: number } | null;
+  scans: { saturated: boolean; wait: WaitStats } | null;
 }
 
-export type DegradedBy = 'redis' | 'event_loop' | 'fetch_slots' | 'fetch_wait' | 'fetch_shares' | 'lookups' | 'dns' | 'scan_budget';
+export type DegradedBy = 'redis' | 'event_loop' | 'fetch_slots' | 'fetch_wait' | 'fetch_shares' | 'lookups' | 'dns' | 'scans';
 
 /** An event loop this late at the 99th percentile delays every answer, cached ones too. */
 export const LAGGING_P99_MS = 200;
@@ -30,8 +29,6 @@ export const SLOW_WAIT_P90_MS = 100;
 const WAIT_MIN_GRANTS = 5;
 /** Fetches held back by their own client's share at once: beyond an office's burst of previews, a flood. */
 export const HELD_BACK_FETCHES = 16;
-/** Scans cut at their budget in the window: one odd page is not an attack, a stream of them is. */
-export const CUT_SCANS = 3;
 
 const slowWaits = (wait: WaitStats) => wait.count >= WAIT_MIN_GRANTS && wait.p90 > SLOW_WAIT_P90_MS;
 
@@ -43,7 +40,7 @@ const RULES: ReadonlyArray<[DegradedBy, (r: HealthReadings) => boolean]> = [
   ['fetch_shares', (r) => r.fetches.capped >= HELD_BACK_FETCHES],
   ['lookups', (r) => r.lookups !== null && (r.lookups.saturated || slowWaits(r.lookups.wait))],
   ['dns', (r) => r.dnsDegraded],
-  ['scan_budget', (r) => r.scans !== null && r.scans.overBudget >= CUT_SCANS],
+  ['scans', (r) => r.scans !== null && (r.scans.saturated || slowWaits(r.scans.wait))],
 ];
 
 /** The rules that hold, in the table's order; empty when the instance is healthy. */

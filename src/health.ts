@@ -1,12 +1,12 @@
 // What /healthz reports: whether this instance answers, whether its shared stores are
 // reachable, and how its shared resources fare: the event loop, fetch and lookup slots (with the
-// time fair clients waited for them), the nameservers, and the head scans (with how many were cut
-// at their budget). A load balancer reads `status`; people read the rest, and `degraded_by` says
+// time fair clients waited for them), the nameservers, and the page scans (their times, how many
+// stopped at a markup bound, and their queue for a scan thread). A load balancer reads `status`; people read the rest, and `degraded_by` says
 // which rule made it `degraded` (health-rules.ts).
 
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Health } from '../generated/types.gen.js';
-import type { WaitStats } from './fetch/wait-window.js';
+import type { WaitStats } from './fairness/wait-window.js';
 import { degradedBy } from './health-rules.js';
 
 export interface HealthSources {
@@ -17,11 +17,13 @@ export interface HealthSources {
   lookupSlots: Slots | null;
   /** The resolver's last 20 s (fetch/dns-window.ts holds the `degraded` rule). */
   dns: () => { queries: number; timeouts: number; unreachable: number; degraded: boolean; cachedNames: number };
-  /** Head scans of the last 10 s (metadata/scan-times.ts); null when this instance scans nothing. */
-  scans: (() => { count: number; p50: number; p90: number; max: number; overBudget: number }) | null;
+  /** Page scans of the last 10 s (scan/scan-times.ts); null when this instance scans nothing. */
+  scans: (() => { count: number; p50: number; p90: number; max: number; markupLimit: number }) | null;
+  /** The queue for scan threads (scan/scan-pool.ts); null when pages are scanned inline. */
+  scanSlots: Slots | null;
 }
 
-/** What /healthz reads of a fair scheduler's slots (fetch/fair-scheduler.ts). */
+/** What /healthz reads of a fair scheduler's slots (fetch/fairness/fair-queue.ts). */
 interface Slots {
   readonly inFlight: number;
   readonly queued: number;
@@ -71,13 +73,15 @@ export class HealthMonitor {
     const lookups = lookupSlots && lookupWait ? slotReport(lookupSlots, lookupWait) : null;
     const dns = this.sources.dns();
     const scans = this.sources.scans?.() ?? null;
+    const scanSlots = this.sources.scanSlots;
+    const scanWait = scanSlots?.recentWait();
     const reasons = degradedBy({
       redisDown: redis === 'down',
       eventLoopP99Ms: delay.p99,
       fetches: { saturated: fetches.saturated, capped: fetches.capped, wait: fetchWait },
       lookups: lookups && lookupWait ? { saturated: lookups.saturated, wait: lookupWait } : null,
       dnsDegraded: dns.degraded,
-      scans,
+      scans: scanSlots && scanWait ? { saturated: scanSlots.saturated, wait: scanWait } : null,
     });
     const status = this.stopping ? 'stopping' : reasons.length > 0 ? 'degraded' : 'ok';
     return {
@@ -89,7 +93,16 @@ export class HealthMonitor {
       ...(lookups && { lookups }),
       uptime_s: Math.round((performance.now() - this.startedAt) / 1000),
       dns: { queries: dns.queries, timeouts: dns.timeouts, unreachable: dns.unreachable, cached_names: dns.cachedNames },
-      ...(scans && { scans: { count: scans.count, p50_ms: scans.p50, p90_ms: scans.p90, max_ms: scans.max, over_budget: scans.overBudget } }),
+      ...(scans && {
+        scans: {
+          count: scans.count,
+          p50_ms: scans.p50,
+          p90_ms: scans.p90,
+          max_ms: scans.max,
+          markup_limit: scans.markupLimit,
+          ...(scanSlots && scanWait && { threads: slotReport(scanSlots, scanWait) }),
+        },
+      }),
     };
   }
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
@@ -28,8 +29,8 @@ test('DNS_SERVERS: IPv4 and bracketed IPv6, each with an optional port', () => {
   assert.equal(c.dnsServers, ['192.0.2.53', '127.0.0.1:5353', '2001:db8::53', '[2001:db8::53]:53']);
 });
 
-test('SCAN_BUDGET_MS is 30 ms unless set; REQUEST_DEADLINE_MS is the fetch deadline plus the enrichment budget unless set', () => {
-  assert.equal([loadConfig({}).scanBudgetMs, loadConfig({ SCAN_BUDGET_MS: '12' }).scanBudgetMs], [30, 12]);
+test('SCAN_WORKERS is one a core unless set; REQUEST_DEADLINE_MS is the fetch deadline plus the enrichment budget unless set', () => {
+  assert.equal([loadConfig({}).scanWorkers, loadConfig({ SCAN_WORKERS: '0' }).scanWorkers], [availableParallelism(), 0]);
   assert.is(loadConfig({}).requestDeadlineMs, 9500);
   assert.is(loadConfig({ FETCH_TIMEOUT_MS: '3000', ENRICH_BUDGET_MS: '500' }).requestDeadlineMs, 3500);
   assert.is(loadConfig({ REQUEST_DEADLINE_MS: '2000' }).requestDeadlineMs, 2000);
@@ -66,7 +67,7 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ DNS_SERVERS: '127.0.0.1,' }, 'Invalid setting DNS_SERVERS: "" is not an IP address with an optional port (IPv6 in brackets when a port follows)'],
   [{ DNS_TIMEOUT_MS: '8000' }, 'Invalid setting DNS_TIMEOUT_MS: must be below FETCH_TIMEOUT_MS (8000)'],
   [{ DNS_TIMEOUT_MS: '0' }, 'Invalid setting DNS_TIMEOUT_MS: must be at least 1'],
-  [{ SCAN_BUDGET_MS: '0' }, 'Invalid setting SCAN_BUDGET_MS: must be at least 1'],
+  [{ SCAN_WORKERS: '-1' }, 'Invalid setting SCAN_WORKERS: must be at least 0'],
   [{ REQUEST_DEADLINE_MS: 'soon' }, 'Invalid setting REQUEST_DEADLINE_MS: "soon" is not a whole number'],
   [{ ALLOW_PRIVATE_NETWORKS: 'yes please' }, 'Invalid setting ALLOW_PRIVATE_NETWORKS: "yes please" is not true or false'],
 ];

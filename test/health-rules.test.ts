@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CUT_SCANS, degradedBy, HELD_BACK_FETCHES, LAGGING_P99_MS, SLOW_WAIT_P90_MS, type HealthReadings } from '../src/health-rules.js';
+import { degradedBy, HELD_BACK_FETCHES, LAGGING_P99_MS, SLOW_WAIT_P90_MS, type HealthReadings } from '../src/health-rules.js';
 
 // When /healthz says degraded, and why: one reading at a time pushed past its rule's line, on an
 // otherwise healthy instance; each rule holds just past its line and not at it.
@@ -12,7 +12,7 @@ const healthy: HealthReadings = {
   fetches: { saturated: false, capped: 0, wait: calm },
   lookups: { saturated: false, wait: calm },
   dnsDegraded: false,
-  scans: { count: 40, overBudget: 0 },
+  scans: { saturated: false, wait: calm },
 };
 const slow = (p90: number, count = 20) => ({ p50: 1, p90, max: p90 * 2, count });
 
@@ -31,7 +31,8 @@ test('each rule holds past its line, and only its own', () => {
     ['lookups', { lookups: { saturated: true, wait: calm } }, {}],
     ['lookups', { lookups: { saturated: false, wait: slow(SLOW_WAIT_P90_MS + 1) } }, { lookups: { saturated: false, wait: slow(SLOW_WAIT_P90_MS) } }],
     ['dns', { dnsDegraded: true }, {}],
-    ['scan_budget', { scans: { count: 40, overBudget: CUT_SCANS } }, { scans: { count: 40, overBudget: CUT_SCANS - 1 } }],
+    ['scans', { scans: { saturated: true, wait: calm } }, {}],
+    ['scans', { scans: { saturated: false, wait: slow(SLOW_WAIT_P90_MS + 1) } }, { scans: { saturated: false, wait: slow(SLOW_WAIT_P90_MS) } }],
   ];
   for (const [rule, past, at] of cases) {
     assert.equal(degradedBy({ ...healthy, ...past }), [rule], `${rule} past its line`);
@@ -51,9 +52,9 @@ test('every rule that holds is named, in the order of the table', () => {
     fetches: { saturated: true, capped: 500, wait: slow(900) },
     lookups: { saturated: true, wait: slow(900) },
     dnsDegraded: true,
-    scans: { count: 400, overBudget: 300 },
+    scans: { saturated: true, wait: slow(900) },
   };
-  assert.equal(degradedBy(everything), ['redis', 'event_loop', 'fetch_slots', 'fetch_wait', 'fetch_shares', 'lookups', 'dns', 'scan_budget']);
+  assert.equal(degradedBy(everything), ['redis', 'event_loop', 'fetch_slots', 'fetch_wait', 'fetch_shares', 'lookups', 'dns', 'scans']);
 });
 
 test.run();

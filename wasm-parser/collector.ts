@@ -7,7 +7,7 @@ import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import type { Element, HTMLRewriter, TextChunk } from 'html-rewriter-wasm';
 import type { RawLink, RawMeta, RawTags } from './types.js';
 import { charsetOfMetaContent } from './charset.js';
-import { COLLECT_LIMITS, LONG_TAG_BYTES } from './collect-limits.js';
+import { COLLECT_LIMITS, LONG_TAG_BYTES, READ_LIMITS } from './collect-limits.js';
 
 /** lol-html matches the type case-insensitively (`i`), as HTML compares MIME types. */
 const JSON_LD_SELECTOR = 'script[type="application/ld+json" i]';
@@ -17,8 +17,10 @@ const IMAGE_KEYS = new Set(['og:image', 'og:image:url', 'og:image:secure_url', '
 
 export class TagCollector {
   readonly tags: RawTags = { metas: [], title: null, links: [], baseHref: null, lang: null, scriptSrcs: [] };
-  /** Set by the first `<body>` start tag; nothing after it may change `tags`. */
+  /** Set by the first `<body>` start tag, or with `limited`; nothing after it may change `tags`. */
   stopped = false;
+  /** Set when the attributes read reached READ_LIMITS: the head ends there, as at a markup bound. */
+  limited = false;
   /** Label of the first charset declaration in a `<meta>` (charset= or http-equiv content-type). */
   declaredCharset: string | null = null;
   /** Called with the raw URL of every image or icon tag as it is seen (the caller may start resolving its host). */
@@ -31,6 +33,8 @@ export class TagCollector {
   /** No element handler has run yet during the current write (newWrite). */
   private firstOfWrite = true;
 
+  private attributesRead = 0;
+  private attributeChars = 0;
   private titleCount = 0;
   private titleParts: string[] = [];
   private titleLength = 0;
@@ -68,10 +72,12 @@ export class TagCollector {
 
   private meta(e: Element): void {
     if (this.stopped || this.longTag() || this.tags.metas.length >= COLLECT_LIMITS.metas) return;
+    const attributes = this.readAttributes(e);
+    if (attributes === null) return;
     const meta: RawMeta = { property: null, name: null, itemprop: null, httpEquiv: null, content: null, charset: null, value: null };
-    // One crossing for all attributes; names are compared lower-cased and the first of a repeated
-    // attribute wins (HTML tokenizer: duplicates are dropped).
-    for (const [rawName, value] of e.attributes) {
+    // Names are compared lower-cased and the first of a repeated attribute wins (HTML tokenizer:
+    // duplicates are dropped).
+    for (const [rawName, value] of attributes) {
       switch (rawName.toLowerCase()) {
         case 'property':
           meta.property ??= decodeAttribute(value);
@@ -108,6 +114,24 @@ export class TagCollector {
         meta.charset ?? (meta.httpEquiv?.trim().toLowerCase() === 'content-type' && meta.content !== null ? charsetOfMetaContent(meta.content) : null);
       if (label !== null && label.trim() !== '') this.declaredCharset = label.trim();
     }
+  }
+
+  /**
+   * The element's attributes, in one crossing out of WebAssembly, counted against READ_LIMITS; null
+   * (and the head ends here) when they would pass a bound.
+   */
+  private readAttributes(e: Element): [string, string][] | null {
+    // An iterator over an array the glue made in one call.
+    const attributes = Array.from(e.attributes);
+    let chars = 0;
+    for (const [, value] of attributes) chars += value.length;
+    this.attributesRead += attributes.length;
+    this.attributeChars += chars;
+    if (this.attributesRead > READ_LIMITS.attributes || this.attributeChars > READ_LIMITS.attributeChars) {
+      this.limited = this.stopped = true;
+      return null;
+    }
+    return attributes;
   }
 
   /**
@@ -148,7 +172,9 @@ export class TagCollector {
     let href: string | null = null;
     let type: string | null = null;
     let sizes: string | null = null;
-    for (const [rawName, value] of e.attributes) {
+    const attributes = this.readAttributes(e);
+    if (attributes === null) return;
+    for (const [rawName, value] of attributes) {
       switch (rawName.toLowerCase()) {
         case 'rel':
           rel ??= decodeAttribute(value);

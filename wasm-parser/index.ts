@@ -3,28 +3,24 @@
 
 import { HeadScanner } from './scanner.js';
 import type { ScanResult } from './types.js';
-import type { ScanBudgetOptions } from './scan-pacer.js';
 
 export { HeadScanner, type HeadScannerOptions } from './scanner.js';
-export { type Clock, type ScanBudgetOptions, FIRST_SLICE_MS, SLICE_MS } from './scan-pacer.js';
-export { ScanTurns, type ClientCost, type ScanTurnsOptions } from './scan-turns.js';
+export { COLLECT_LIMITS, MAX_HANDLED_TAGS, MAX_OPEN_TAG_BYTES, MAX_TAGS, READ_LIMITS } from './collect-limits.js';
 export { DEFAULT_BLOCK_SIZE, MAX_BLOCK_SIZE } from './block-splitter.js';
 export { wasmMemoryBytes } from './memory.js';
 export type { RawLink, RawMeta, RawTags, ScanResult } from './types.js';
 
-export interface ScanHeadOptions extends ScanBudgetOptions {
+export interface ScanHeadOptions {
   /** The response's Content-Type header; its charset parameter is one of the charset sources. */
   contentType?: string | null;
   /** The source never changes a chunk it has yielded: held bytes need no copy (HeadScannerOptions). */
   retainChunks?: boolean;
   /** Told the raw URL of each image and icon tag as soon as it is scanned (HeadScannerOptions). */
   onImageUrl?: (rawUrl: string) => void;
-  /** Told the scan's time (HeadScanner.scanMs) once it is over, whether it ended, stopped or failed. */
-  onScanTime?: (ms: number) => void;
 }
 
 /**
- * Scans `source` until `<body>`, its end or the time budget (ScanResult.overBudget). Stops pulling from an iterable as soon as `<body>` is
+ * Scans `source` until `<body>`, its end or the markup bound (ScanResult.markupLimit). Stops pulling from an iterable as soon as `<body>` is
  * seen and calls its `return()` so the producer is released (the caller then closes the upstream).
  * The WebAssembly rewriter is freed on every path.
  */
@@ -33,14 +29,6 @@ export async function scanHead(source: AsyncIterable<Uint8Array> | Uint8Array, o
     contentType: options.contentType ?? null,
     retainChunks: options.retainChunks ?? false,
     onImageUrl: options.onImageUrl,
-    budgetMs: options.budgetMs,
-    clock: options.clock,
-    cpuClock: options.cpuClock,
-    onCharge: options.onCharge,
-    turns: options.turns,
-    client: options.client,
-    signal: options.signal,
-    firstSliceMs: options.firstSliceMs,
   });
   try {
     if (source instanceof Uint8Array) {
@@ -54,6 +42,5 @@ export async function scanHead(source: AsyncIterable<Uint8Array> | Uint8Array, o
     return await scanner.end();
   } finally {
     scanner.dispose();
-    options.onScanTime?.(scanner.scanMs);
   }
 }

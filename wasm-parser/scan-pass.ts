@@ -1,7 +1,8 @@
 // One pass of the scan under one charset choice: a fresh lol-html rewriter and tag collector, and
 // the decoding that turns the source bytes into the UTF-8 lol-html reads (html-rewriter-wasm reads
-// UTF-8 only). A charset switch ends the pass and starts another on the held bytes. The bytes go
-// in pieces the pacer sizes and charges (scan-pacer.ts); every pass of one scan shares its pacer.
+// UTF-8 only). A charset switch ends the pass and starts another on the held bytes. Each pass
+// counts the tags it gives lol-html and stops at its bounds (collect-limits.ts): what a pass reads depends
+// on the bytes alone, never on a clock.
 
 import { Buffer, isUtf8 } from 'node:buffer';
 import { HTMLRewriter } from 'html-rewriter-wasm';
@@ -9,19 +10,35 @@ import type { RawTags } from './types.js';
 import type { CharsetChoice } from './charset-decision.js';
 import { TagCollector } from './collector.js';
 import { firstInvalidUtf8, incompleteUtf8Tail } from './charset.js';
-import { MIN_PIECE, type ScanPacer } from './scan-pacer.js';
+import { MAX_HANDLED_TAGS, MAX_OPEN_TAG_BYTES, MAX_TAGS } from './collect-limits.js';
 
 /**
  * What one write showed: nothing yet ('reading'), the first `<body>` start tag ('body'), bytes
  * that are not UTF-8 under a tentative UTF-8 choice ('not-utf8', before any `<body>`: nothing after
- * `<body>` may change the result, the charset included), or the scan's time budget spent before
- * the write was done ('over-budget').
+ * `<body>` may change the result, the charset included), or the head's markup bound reached
+ * ('markup-limit': the scan reads no further, as if the head ended there).
  */
-export type PassOutcome = 'reading' | 'body' | 'not-utf8' | 'over-budget';
+export type PassOutcome = 'reading' | 'body' | 'not-utf8' | 'markup-limit';
+
+/**
+ * The largest piece written at once (the block splitter's largest block): each write into lol-html
+ * has a fixed cost, which smaller pieces pay more often on long heads.
+ */
+export const MAX_PIECE = 64 * 1024;
+
+/**
+ * The piece written while a start tag is open (the last write gave no output): a tag's length is
+ * known a piece at a time (TagCollector.heldBytes), so a tag longer than LONG_TAG_BYTES is known
+ * as such within this many bytes of it. Fixed sizes: where a piece ends depends on the bytes only.
+ */
+export const MIN_PIECE = 4 * 1024;
 
 const utf8Encoder = new TextEncoder();
-/** Node's lastIndexOf is a native memrchr; Uint8Array's own loops byte by byte, twenty times slower. */
-const { lastIndexOf } = Buffer.prototype as unknown as { lastIndexOf: (this: Uint8Array, value: number) => number };
+/** Node's indexOf and lastIndexOf are native memchr and memrchr; Uint8Array's own loop byte by byte, twenty times slower. */
+const { indexOf, lastIndexOf } = Buffer.prototype as unknown as {
+  indexOf: (this: Uint8Array, value: number, from?: number) => number;
+  lastIndexOf: (this: Uint8Array, value: number) => number;
+};
 const LT = 0x3c;
 const GT = 0x3e;
 
@@ -47,13 +64,15 @@ export class ScanPass {
   private heldRun = 0;
   /** Set by the first bytes that are not UTF-8 under a tentative UTF-8 choice. */
   private notUtf8 = false;
+  /** Tags written into lol-html so far, and whether a bound stopped the pass. */
+  private tags = 0;
+  private handledTags = 0;
+  private markupSpent = false;
+  /** The last byte written was a `<`: a start tag if the next write begins with a letter. */
+  private lastByteWasLt = false;
 
   /** `onImageUrl` is told the raw URL of each image and icon tag as soon as it is scanned. */
-  constructor(
-    choice: CharsetChoice,
-    onImageUrl: ((rawUrl: string) => void) | null,
-    private readonly pacer: ScanPacer,
-  ) {
+  constructor(choice: CharsetChoice, onImageUrl: ((rawUrl: string) => void) | null) {
     this.decoder = choice.charset === 'utf-8' ? null : new TextDecoder(choice.charset);
     this.checkUtf8 = choice.basis === 'valid-utf8';
     this.bomLeft = choice.bomLength;
@@ -71,25 +90,18 @@ export class ScanPass {
     return this.collector.declaredCharset;
   }
 
-  /**
-   * Writes the next source bytes through this pass's decoding, in the pacer's pieces, each timed;
-   * stops when the budget is spent, and waits for the event loop's turn after each slice of work.
-   */
+  /** Writes the next source bytes through this pass's decoding, in pieces whose sizes depend on the bytes alone. */
   async write(source: Uint8Array): Promise<PassOutcome> {
     const bytes = this.skipBom(source);
     for (let at = 0; at < bytes.length;) {
-      if (this.pacer.exhausted) return 'over-budget';
-      const turn = this.pacer.turn();
-      if (turn !== null) await turn;
       // Inside a long tag (the last write gave no output), small pieces: its length is known a
       // piece at a time (heldBytes). The whole block when it fits (the common case: no view made).
-      const size = this.outputs === 0 ? MIN_PIECE : this.pacer.pieceSize;
+      const size = this.outputs === 0 ? MIN_PIECE : MAX_PIECE;
       const piece = at === 0 && bytes.length <= size ? bytes : bytes.subarray(at, at + size);
       at += piece.length;
-      this.pacer.begin();
       const written = this.writePiece(piece);
       if (written !== null) await written;
-      this.pacer.charge(piece.length);
+      if (this.markupSpent || this.collector.limited) return 'markup-limit';
       if (this.collector.stopped) return 'body';
       if (this.notUtf8) return 'not-utf8';
     }
@@ -121,11 +133,9 @@ export class ScanPass {
    * UTF-8 and would only add a U+FFFD.
    */
   async end(): Promise<void> {
-    this.pacer.begin();
     const text = this.decoder === null ? '' : this.decoder.decode();
-    if (text !== '') await this.feed(utf8Encoder.encode(text));
+    if (text !== '' && !this.markupSpent) await this.feed(utf8Encoder.encode(text));
     await this.live().end();
-    this.pacer.charge(0);
   }
 
   /** The collected tags (the title is joined and decoded once, here). */
@@ -176,7 +186,8 @@ export class ScanPass {
    * the part of the tag in the write where it began). The collector reads it only for the first
    * element of a write, the one such a tag would be.
    */
-  private feed(bytes: Uint8Array): Promise<void> {
+  private feed(source: Uint8Array): Promise<void> {
+    const bytes = this.withinMarkupBound(source);
     const start = this.written;
     // The last write: held whole (the tag goes on), or it gave output and its own end says.
     if (this.outputs === 0) this.heldRun += this.lastWriteLength;
@@ -190,7 +201,12 @@ export class ScanPass {
     this.lastWriteOpenAt = bytes.length >= MIN_PIECE ? openTagOffset(bytes, start) : -1;
     this.written += bytes.length;
     // Bytes of a tag still open as this write begins: the longer of the two measures.
-    this.collector.newWrite(Math.max(this.heldRun, this.openTagAt < 0 ? 0 : start - this.openTagAt));
+    const held = Math.max(this.heldRun, this.openTagAt < 0 ? 0 : start - this.openTagAt);
+    if (held > MAX_OPEN_TAG_BYTES) {
+      this.markupSpent = true;
+      return Promise.resolve();
+    }
+    this.collector.newWrite(held);
     return this.live().write(bytes);
   }
 
@@ -198,6 +214,58 @@ export class ScanPass {
     if (this.rewriter === null) throw new Error('ScanPass: written after free()');
     return this.rewriter;
   }
+
+  /**
+   * `bytes` up to the tag past MAX_TAGS or MAX_HANDLED_TAGS (the pass then reads no further),
+   * counting the tags written. A tag is `<` or `</` and an ASCII letter (HTML's tag open states);
+   * one cut by the end of `bytes` is counted with the next write, where its letter is.
+   */
+  private withinMarkupBound(bytes: Uint8Array): Uint8Array {
+    // A `<` ending the last write: its name begins this one (a handled name cut there counts as any tag).
+    if (this.lastByteWasLt && bytes.length > 0 && opensTag(bytes[0]!) && !this.countTag(false)) return this.markupBoundAt(bytes, 0);
+    for (let lt = indexOf.call(bytes, LT); lt !== -1; lt = indexOf.call(bytes, LT, lt + 1)) {
+      if (lt + 1 < bytes.length && opensTag(bytes[lt + 1]!) && !this.countTag(isHandledName(bytes, lt + 1))) return this.markupBoundAt(bytes, lt);
+    }
+    this.lastByteWasLt = bytes.length > 0 && bytes[bytes.length - 1] === LT;
+    return bytes;
+  }
+
+  /** Counts one tag; false when it is past a bound. */
+  private countTag(handled: boolean): boolean {
+    if (++this.tags > MAX_TAGS) return false;
+    return !handled || ++this.handledTags <= MAX_HANDLED_TAGS;
+  }
+
+  private markupBoundAt(bytes: Uint8Array, end: number): Uint8Array {
+    this.markupSpent = true;
+    return bytes.subarray(0, end);
+  }
+}
+
+/** The names of the elements collector.ts handles, lower-cased ASCII. */
+const HANDLED_NAMES = ['meta', 'link', 'title', 'base', 'html', 'script'].map((name) => Buffer.from(name));
+
+/** Whether the tag name at `at` is one the collector handles (ASCII case-insensitive, then a byte that ends a name). */
+function isHandledName(bytes: Uint8Array, at: number): boolean {
+  next: for (const name of HANDLED_NAMES) {
+    if (at + name.length > bytes.length) continue;
+    for (let i = 0; i < name.length; i++) if ((bytes[at + i]! | 0x20) !== name[i]) continue next;
+    const after = bytes[at + name.length];
+    // A name cut by the end of the write counts as handled: the bound may only come earlier.
+    if (after === undefined || !isNameByte(after)) return true;
+  }
+  return false;
+}
+
+/** A byte that continues a tag name: anything but whitespace, `/` and `>` (HTML's tag name state). */
+function isNameByte(byte: number): boolean {
+  return byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0c && byte !== 0x0d && byte !== 0x2f && byte !== GT;
+}
+
+/** The byte after a `<` that opens a tag: an ASCII letter (a start tag) or `/` (an end tag, or nothing costly). */
+function opensTag(byte: number): boolean {
+  const lower = byte | 0x20;
+  return byte === 0x2f || (lower >= 0x61 && lower <= 0x7a);
 }
 
 /** Stream offset of the `<` of a tag `bytes` (starting at `start`) ends inside, or -1: its last `<` with no `>` after it. */

@@ -1,8 +1,8 @@
 // The streaming head scanner: bytes in through write(chunk) / end(), RawTags out.
 // It connects three parts: the block splitter (fixed stream offsets), the charset decision, and a
-// scan pass per charset choice, paced by one ScanPacer (its time budget covers every pass). States:
+// scan pass per charset choice. No clock: what is read depends on the bytes alone. States:
 //   scanning → stopped  (the first `<body>` start tag: no more bytes are written)
-//   scanning → cut      (the time budget spent: no more bytes are written; the tags found stand)
+//   scanning → cut      (the head's markup bound reached: no more bytes are written; the tags found stand)
 //   scanning → ended    (end() with no `<body>`: lol-html's end() flushes the last tokens)
 //   scanning → disposed (dispose() before end(): the result is gone)
 // The rewriter is freed exactly once on every path: stop, end, error or dispose().
@@ -11,9 +11,8 @@ import type { ScanResult } from './types.js';
 import { BlockSplitter, type Block } from './block-splitter.js';
 import { CharsetDecision, type CharsetSwitch } from './charset-decision.js';
 import { type PassOutcome, ScanPass } from './scan-pass.js';
-import { type ScanBudgetOptions, ScanPacer } from './scan-pacer.js';
 
-export interface HeadScannerOptions extends ScanBudgetOptions {
+export interface HeadScannerOptions {
   /** The HTTP Content-Type of the response; its charset parameter is one source (charset.ts). */
   contentType?: string | null;
   /** Bytes of the first blocks; the granularity of the stop at `<body>` in a short head. */
@@ -38,23 +37,16 @@ export class HeadScanner {
   private pass: ScanPass | null = null;
   private state: ScannerState = 'scanning';
   private readonly onImageUrl: ((rawUrl: string) => void) | null;
-  private readonly pacer: ScanPacer;
 
   constructor(options: HeadScannerOptions = {}) {
     this.splitter = new BlockSplitter(options);
     this.decision = new CharsetDecision(options.contentType);
     this.onImageUrl = options.onImageUrl ?? null;
-    this.pacer = new ScanPacer(options);
   }
 
-  /** True once `<body>` was seen or the budget spent: the caller should stop reading its source. */
+  /** True once `<body>` was seen or the markup bound reached: the caller should stop reading its source. */
   get stopped(): boolean {
     return this.state === 'stopped' || this.state === 'cut';
-  }
-
-  /** Time spent decoding and scanning so far, every charset pass included (the clock's ms). */
-  get scanMs(): number {
-    return this.pacer.spentMs;
   }
 
   /** Read through a getter: the state changes across the awaits of one call. */
@@ -93,21 +85,15 @@ export class HeadScanner {
         bytesConsumed: this.splitter.consumed,
         stoppedAtBody: this.state === 'stopped',
         charset: this.decision.charset,
-        ...(this.state === 'cut' ? { overBudget: true } : {}),
+        ...(this.state === 'cut' ? { markupLimit: true } : {}),
       };
     } finally {
       this.dispose();
     }
   }
 
-  /**
-   * Tells the scan's time not yet told (ScanBudgetOptions.onCharge), frees its place among the scans
-   * taking turns and the WebAssembly side;
-   * idempotent. Called by end(), and by callers on error.
-   */
+  /** Frees the WebAssembly side; idempotent. Called by end(), and by callers on error. */
   dispose(): void {
-    this.pacer.tell();
-    this.pacer.end();
     this.pass?.free();
     this.decision.clear();
     this.splitter.clear();
@@ -129,7 +115,7 @@ export class HeadScanner {
   /** Ends the current pass and scans the held blocks again under the new choice. */
   private async rescan({ choice, replay }: CharsetSwitch): Promise<void> {
     this.pass?.free();
-    const pass = new ScanPass(choice, this.onImageUrl, this.pacer);
+    const pass = new ScanPass(choice, this.onImageUrl);
     this.pass = pass;
     for (const bytes of replay) {
       this.observe(pass, await pass.write(bytes));
@@ -138,14 +124,14 @@ export class HeadScanner {
   }
 
   private begin(first: Uint8Array): ScanPass {
-    const pass = new ScanPass(this.decision.begin(first), this.onImageUrl, this.pacer);
+    const pass = new ScanPass(this.decision.begin(first), this.onImageUrl);
     this.pass = pass;
     return pass;
   }
 
   /** Tells the charset decision what a write into `pass` showed, and stops at `<body>`. */
   private observe(pass: ScanPass, outcome: PassOutcome): void {
-    if (outcome === 'over-budget') {
+    if (outcome === 'markup-limit') {
       this.state = 'cut';
       pass.free();
       return;

@@ -56,10 +56,10 @@ export interface ScanResult {
   /** True when the scan stopped at `<body>` rather than at the end of the input. */
   stoppedAtBody: boolean;
   /**
-   * Present when the scan's time budget ran out first: `tags` hold what was found until then.
-   * Absent otherwise, so results compare equal to those made before budgets existed.
+   * Present when the head held more markup than a scan reads (MAX_START_TAGS) before `<body>`:
+   * `tags` hold what was found until then, the same for the same bytes. Absent otherwise.
    */
-  overBudget?: true;
+  markupLimit?: true;
   /** The charset the bytes were decoded with (WHATWG label, e.g. "utf-8", "shift_jis"). */
   charset: string;
 }

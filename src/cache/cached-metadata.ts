@@ -6,7 +6,7 @@
 import type { Config } from '../config.js';
 import { FetchFailed, FetchTimeout } from '../errors.js';
 import { failures } from '../failure-reasons.js';
-import type { MetadataPipeline } from '../metadata/service.js';
+import type { MetadataPipeline } from '../metadata/service-types.js';
 import type { Answer, CacheOutcome, MetadataService, Prefer, RequestTiming } from '../metadata/service-types.js';
 import { hrefWithoutFragment } from '../url-fragment.js';
 import type { Extraction, ExtractionStore } from './extraction-store.js';

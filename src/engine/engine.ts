@@ -16,22 +16,18 @@ import type { SafeFetch } from '../fetch/types.js';
 import { embedLookup, type EmbedLookupDeps } from '../oembed/embed-lookup.js';
 import { imageEnricher } from '../metadata/enrich-images.js';
 import { safetyEnricher } from '../metadata/enrich-safety.js';
-import { RecentScanTimes } from '../metadata/scan-times.js';
-import { createMetadataPipeline, type Enricher } from '../metadata/service.js';
+import type { Enricher } from '../metadata/enrichment.js';
+import { inlineScanner, type PageScanner, ScanPool } from '../scan/scan-pool.js';
+import { RecentScanTimes } from '../scan/scan-times.js';
+import { createMetadataPipeline } from './pipeline.js';
 import type { CacheOutcome, MetadataService } from '../metadata/service-types.js';
 import { createSafetyCheck, type SafetyCheck } from '../safety/index.js';
-import { CPU_MS_PER_SLOT } from '../fetch/client-cost.js';
-import { firstSliceFor, refusesCostlyPages } from './costly-pages.js';
-import { ScanTurns } from '../../wasm-parser/index.js';
 
 /**
- * Head scans taking turns at once (past their first slice): two, so that a flood of heavy pages
- * is scanned two at a time, each finishing, while the rest wait unread (wasm-parser/scan-turns.ts),
- * and the scans are crowded (src/engine/costly-pages.ts) as soon as a third must wait.
- * A client whose recent scans cost at most two fetch slots' worth of CPU is never held back.
+ * Scans that may wait for a thread, per thread; past it the heaviest client's newest is refused
+ * (Overloaded). A page's scan takes a few ms: this is seconds of work.
  */
-const ACTIVE_SCANS = 2;
-const LIGHT_SCAN_COST_MS = 2 * CPU_MS_PER_SLOT;
+const SCAN_QUEUE_PER_THREAD = 256;
 
 /** What the service counts (metrics.ts); the library passes none. */
 export interface EngineHooks {
@@ -55,8 +51,6 @@ export interface EngineDeps {
   metadata?: MetadataService;
   /** Replaces the default enrichment steps (safety tags; image and favicon probes; oEmbed). */
   enrichers?: Enricher[];
-  /** Resolve image and icon hosts while the head downloads (default on when images are probed). */
-  prefetchImageHosts?: boolean;
   /** Replaces the known oEmbed providers (tests register providers on loopback). */
   oembedProviders?: EmbedLookupDeps['providers'];
   hooks?: EngineHooks;
@@ -72,6 +66,8 @@ export interface Engine {
   metadata: MetadataService;
   /** Each scan's time, for /healthz. */
   scanTimes: RecentScanTimes;
+  /** Where pages are scanned: SCAN_WORKERS threads, or inline (0). */
+  scanner: PageScanner;
   /** Releases what the engine opened: fetches in flight end within their deadline first, or at once with `cut`. */
   close(options?: CloseOptions): Promise<void>;
 }
@@ -88,7 +84,12 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
   const fetcher = createSafeFetch(config, { logger, ...deps.fetch, resolver });
   const safeFetch = hooks.timeFetch ? timed(fetcher.safeFetch, hooks.timeFetch) : fetcher.safeFetch;
   const scanTimes = new RecentScanTimes();
-  const scanTurns = new ScanTurns({ maxActive: ACTIVE_SCANS, lightCost: LIGHT_SCAN_COST_MS, cost: (key) => fetcher.limiter.costs.decayed(key) });
+  // One ledger for every queue: a client whose pages cost CPU to scan gets smaller shares of scans,
+  // fetches and lookups while the cost is recent (fairness/client-ledger.ts).
+  const scanner: PageScanner =
+    config.scanWorkers === 0
+      ? inlineScanner()
+      : new ScanPool({ size: config.scanWorkers, maxQueued: SCAN_QUEUE_PER_THREAD * config.scanWorkers, ledger: fetcher.limiter.costs });
   // Safe Browsing's own API calls resolve through the same resolver, never dns.lookup.
   const apiFetch = fetchThrough(resolver);
   const safety = createSafetyCheck(config, { logger, fetch: apiFetch.fetch, onProviderFailure: hooks.onSafetyFailure });
@@ -97,18 +98,11 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
   const pipeline = createMetadataPipeline({
     config,
     safeFetch,
+    scanner,
     enrichers,
     embedStandsIn: embeds.standsIn,
     onEnricherError: (err) => logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
-    // A client whose pages cost CPU to scan gets smaller shares of fetches and lookups while
-    // the cost is recent (fetch/client-cost.ts).
-    onScanCost: (client, cpuMs, pages) => fetcher.chargeCpu(client, cpuMs, pages),
     scanTimes,
-    scanTurns,
-    refusesPage: refusesCostlyPages(scanTurns, fetcher.limiter.costs, config.scanBudgetMs),
-    firstSliceMs: firstSliceFor(fetcher.limiter.costs),
-    // Within the client's share of lookups, and only when it has one free (fetch/lookups.ts).
-    prefetchHost: config.probeImages && deps.prefetchImageHosts !== false ? (host, client) => fetcher.lookups.prefetch(host, client) : undefined,
   });
   // The pipeline behind the cache: extractions kept for their lifetime, one fetch per page at a time.
   const store = deps.store ?? new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes, now: deps.now });
@@ -122,8 +116,10 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
     safety,
     metadata,
     scanTimes,
+    scanner,
     async close(options) {
       await metadata.close();
+      await scanner.close();
       safety.close();
       await fetcher.close(options);
       await apiFetch.close(options);

@@ -5,20 +5,20 @@
 // `embed` is null.
 //
 // Bounded like a fetched page: at most MAX_PAGE_BYTES of it are read (a longer page is cut there,
-// as a fetch is), and its head scan stops at SCAN_BUDGET_MS with the tags found so far.
+// as a fetch is), and its head scan by the same bounds in bytes and tags: the same answer as the
+// service gives for the same bytes. It runs on the caller's thread.
 
 import type { Metadata } from '../../generated/types.gen.js';
-import { scanHead } from '../../wasm-parser/index.js';
 import type { Config } from '../config.js';
 import { FetchFailed } from '../errors.js';
 import { failures } from '../failure-reasons.js';
 import { parseTarget } from '../fetch/target.js';
 import { safetyEnricher } from '../metadata/enrich-safety.js';
-import { extractBoth } from '../metadata/extract.js';
-import { runEnrichers } from '../metadata/run-enrichers.js';
+import { runEnrichers } from '../metadata/enrichment.js';
 import type { Prefer } from '../metadata/service-types.js';
 import type { SafetyCheck } from '../safety/index.js';
 import { refuseWalls } from '../walls/detect.js';
+import { scanPage } from '../scan/page-scan.js';
 import { invalidArgument } from './preview-error.js';
 
 export interface ExtractHtmlOptions {
@@ -72,9 +72,15 @@ export async function extractFromHtml(html: unknown, options: ExtractHtmlOptions
   const page = pageBytes(html, headers['content-type'], config.maxPageBytes);
   if (page.bytes.length === 0) throw new FetchFailed('empty html', { failure: failures.emptyPage() });
 
-  const scan = await scanHead(page.bytes, { budgetMs: config.scanBudgetMs, contentType: page.contentType, retainChunks: true });
+  const scan = await scanPage({
+    bytes: page.bytes,
+    contentType: page.contentType,
+    pageUrl: url.href,
+    requestedUrl: url.href,
+    contentLanguage: headers['content-language'] ?? null,
+  });
   refuseWalls(url, { status: 200, headers, url, tags: scan.tags });
-  const both = extractBoth(scan.tags, url, { contentLanguage: headers['content-language'] ?? null });
+  const both = { og: scan.og, twitter: scan.twitter };
   const input = { target: url, client: undefined, finalUrl: url, tags: scan.tags, ...both };
   await runEnrichers(input, { enrichers: [safetyEnricher(safety)] }, config.enrichBudgetMs);
   return structuredClone(both[prefer]);

@@ -85,10 +85,17 @@ function asEnv(options: object): Record<string, string> {
 /** Every setting at its default: the names and kinds of the options. */
 const DEFAULTS: Config = loadConfig({});
 
+/**
+ * What the library does unless told otherwise, where it differs from the service: it scans on the
+ * caller's thread (scanWorkers 0), since one page at a time gains nothing from a thread and a
+ * caller's process should not start threads it did not ask for.
+ */
+const LIBRARY_DEFAULTS = { SCAN_WORKERS: '0' };
+
 /** The engine's Config from the library's options; the HTTP-only settings stay at their defaults. */
 export function configFromOptions(options: LinkPeekOptions = {}): Config {
   if (typeof options !== 'object' || options === null) throw new ConfigError('options', 'must be an object');
-  const env = asEnv(options);
+  const env = { ...LIBRARY_DEFAULTS, ...asEnv(options) };
   try {
     return loadConfig(env);
   } catch (err) {

@@ -50,7 +50,7 @@ export interface SafeFetchService {
   /**
    * Charges `cpuMs` of CPU (a page's head scan) to the client at IP `client` (absent: the
    * service's own): while recent, its shares of fetches and lookups shrink and it is served after
-   * cheaper clients (client-cost.ts). `pages`: how many pages' scans this charge ends.
+   * cheaper clients (fairness/client-ledger.ts). `pages`: how many pages' scans this charge ends.
    */
   chargeCpu(client: string | undefined, cpuMs: number, pages?: number): void;
   /** The resolver every upstream name goes through (for metrics, /healthz and prefetching). */

@@ -1,4 +1,4 @@
-// Upstream fetch slots, shared fairly across clients (fair-scheduler.ts), with a cap per
+// Upstream fetch slots, shared fairly across clients (fairness/fair-queue.ts), with a cap per
 // destination as a second net. A slot is held from the first connect until the body is read to the
 // end or closed, since that is how long the upstream connection is in use; the name is resolved
 // before the slot is asked for (lookups.ts), so a name that never answers holds none.
@@ -7,8 +7,8 @@
 // office, a mobile carrier's NAT, a page showing twenty previews), and such a burst should be
 // served a little later, not answered 503; the rate limit and each fetch's deadline bound the wait.
 
-import type { ClientCosts } from './client-cost.js';
-import { FairScheduler, type Charge, type Release } from './fair-scheduler.js';
+import type { ClientLedger } from '../fairness/client-ledger.js';
+import { FairQueue, type Charge, type Release } from '../fairness/fair-queue.js';
 
 export type { Release };
 
@@ -25,10 +25,10 @@ export interface LimiterOptions {
   /** Slots one destination may hold at once (MAX_FETCHES_PER_HOST); 0: no cap. */
   perHost: number;
   now?: () => number;
-  costs?: ClientCosts;
+  costs?: ClientLedger;
 }
 
-export class FetchLimiter extends FairScheduler {
+export class FetchLimiter extends FairQueue {
   constructor(opts: LimiterOptions) {
     super({ ...opts, unit: 'fetch' });
   }

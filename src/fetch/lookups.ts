@@ -1,13 +1,13 @@
 // Name lookups, scheduled apart from fetch slots: a fetch resolves its host name before it asks
 // for a fetch slot, so a name whose nameserver never answers holds no slot. Lookups have their own
-// slots, shared fairly across clients by the same scheduler as fetches (fair-scheduler.ts), so a
+// slots, shared fairly across clients by the same scheduler as fetches (fairness/fair-queue.ts), so a
 // client naming hundreds of dead hosts waits on its own share and leaves lookups free for others.
 // A name answered from the resolver's cache (or an IP literal) needs no slot. The connector
 // still resolves, and checks the address, at connect time (connector.ts): it finds the answer
 // cached, so the address checked is the address dialled.
 
-import type { ClientCosts } from './client-cost.js';
-import { FairScheduler } from './fair-scheduler.js';
+import type { ClientLedger } from '../fairness/client-ledger.js';
+import { FairQueue } from '../fairness/fair-queue.js';
 import type { Resolver } from './resolver.js';
 import { chargedClient } from './charge.js';
 
@@ -17,18 +17,18 @@ export interface LookupOptions {
   maxQueued: number;
   perClient: number;
   now?: () => number;
-  costs?: ClientCosts;
+  costs?: ClientLedger;
 }
 
 export class NameLookups {
   /** The lookup slots (for /healthz: recentWait(), waitingClients, saturated). */
-  readonly scheduler: FairScheduler;
+  readonly scheduler: FairQueue;
 
   constructor(
     private readonly resolver: Resolver,
     opts: LookupOptions,
   ) {
-    this.scheduler = new FairScheduler({ ...opts, perHost: 0, unit: 'lookup' });
+    this.scheduler = new FairQueue({ ...opts, perHost: 0, unit: 'lookup' });
   }
 
   /**

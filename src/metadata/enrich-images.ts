@@ -10,7 +10,7 @@ import { probeImage, type ProbeOutcome, type ProbeResult } from '../images/probe
 import { baseUrlOf, defaultFavicon } from './extract.js';
 import { normalizeMimeType, normalizeUrl } from './normalize.js';
 import { FAVICON_TIERS, indexTags } from './rules.js';
-import type { Enricher, EnrichmentInput } from './service.js';
+import type { Enricher, EnrichmentInput } from './enrichment.js';
 
 export type ProbeKind = 'image' | 'favicon';
 

@@ -4,7 +4,7 @@
 
 import type { SafetyCheck } from '../safety/index.js';
 import { inEnumOrder } from '../safety/provider.js';
-import type { Enricher } from './service.js';
+import type { Enricher } from './enrichment.js';
 
 export function safetyEnricher(safety: SafetyCheck): Enricher {
   return async (input, signal) => {

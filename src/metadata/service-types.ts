@@ -32,3 +32,15 @@ export interface MetadataService {
   get(target: URL, prefer: Prefer, client?: string, timing?: RequestTiming): Promise<Answer>;
   close(): Promise<void>;
 }
+
+/** Both preferences of one page. */
+export interface Extracted {
+  og: Metadata;
+  twitter: Metadata;
+}
+
+/**
+ * Extracts the page at `target` on behalf of the client at IP `client` (its fair share of fetch
+ * slots and scans); throws FetchFailed / FetchTimeout / Overloaded. `timing` hears how long each step took.
+ */
+export type MetadataPipeline = (target: URL, client?: string, timing?: RequestTiming) => Promise<Extracted>;

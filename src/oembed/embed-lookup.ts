@@ -8,7 +8,7 @@
 
 import type { FetchFailure } from '../failure-reasons.js';
 import type { SafeFetch } from '../fetch/types.js';
-import type { Enricher, EnrichmentInput } from '../metadata/service.js';
+import type { Enricher, EnrichmentInput } from '../metadata/enrichment.js';
 import { discoveredEndpoint } from './discover.js';
 import { fetchEmbed } from './fetch-embed.js';
 import { ProviderTable, type OEmbedProvider } from './providers.js';

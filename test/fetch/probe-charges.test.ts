@@ -10,7 +10,7 @@ import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import { embedLookup } from '../../src/oembed/embed-lookup.js';
 import { imageEnricher } from '../../src/metadata/enrich-images.js';
 import { emptyMetadata } from '../../src/metadata/extract.js';
-import type { EnrichmentInput } from '../../src/metadata/service.js';
+import type { EnrichmentInput } from '../../src/metadata/enrichment.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { startWorldDns, type WorldDns } from '../world/dns-server.js';
 import { testConfig } from './harness.js';

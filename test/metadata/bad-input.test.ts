@@ -4,9 +4,11 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { ServerResponse } from 'node:http';
 import { MemoryExtractionStore } from '../../src/cache/extraction-store.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
-import { createMetadataPipeline } from '../../src/metadata/service.js';
+import { createMetadataPipeline } from '../../src/engine/pipeline.js';
+import { ClientLedger } from '../../src/fairness/client-ledger.js';
+import { ScanPool } from '../../src/scan/scan-pool.js';
 import { cachedMetadata } from '../../src/cache/cached-metadata.js';
-import { RecentScanTimes } from '../../src/metadata/scan-times.js';
+import { RecentScanTimes } from '../../src/scan/scan-times.js';
 import { testConfig } from '../fetch/harness.js';
 import { startService, type Service } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -15,7 +17,7 @@ import { startWorldDns, type WorldDns } from '../world/dns-server.js';
 // Pages built to cost as much as they can, one test per attack, through the real app (names from
 // the world's nameserver, the upstream a real server on 127.0.0.1). Each gets a partial answer or a
 // clear 422, never a 500, and an ordinary page is answered right after it. What bounds each one:
-// the scan budget (SCAN_BUDGET_MS) and the byte cap for heavy heads, the request deadline for a
+// the scan's markup bounds (wasm-parser/collect-limits.ts) and the byte cap for heavy heads, the request deadline for a
 // page that drips after its head, the enrichment budget for an oEmbed host whose DNS never answers.
 
 const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -126,44 +128,33 @@ attacks('an oEmbed link to a host whose DNS hangs is answered without its embed'
 
 attacks.run();
 
-// The same million tags straight through the metadata service, on a clock the test drives: the
-// scan stops at its budget, /healthz's scan times count it, and its cost is told with its client.
-const service = suite('a scan past its budget, as the metadata service reports it');
+// The same million tags straight through the pipeline and a scan pool of one thread: the scan
+// stops at the markup bound, /healthz's scan times count it, and its time is charged to its client.
+const pipeline = suite('a scan at the markup bound, as the pipeline reports it');
 
-service('is counted over budget in the recent scan times and its cost is charged to its client while it runs', async () => {
+pipeline('is counted in the recent scan times and its time is charged to its client', async () => {
   const up = await startUpstream({ routes: { '/million-tags': respond(200, gzipSync(millionTags), { ...html, 'content-encoding': 'gzip' }) } });
-  const config = testConfig({ SCAN_BUDGET_MS: '20' });
+  const config = testConfig({});
   const fetcher = createSafeFetch(config);
-  let now = 0;
-  const costs: [string | undefined, number][] = [];
+  const ledger = new ClientLedger(() => 0);
+  const scanner = new ScanPool({ size: 1, maxQueued: 4, ledger });
   const scanTimes = new RecentScanTimes({ now: () => 0 });
-  const metadata = cachedMetadata(
-    createMetadataPipeline({
-      config,
-      safeFetch: fetcher.safeFetch,
-      scanClock: () => (now += 1),
-      scanTimes,
-      onScanCost: (client, ms) => costs.push([client, ms]),
-    }),
-    { config, store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }) },
-  );
+  const metadata = cachedMetadata(createMetadataPipeline({ config, safeFetch: fetcher.safeFetch, scanner, scanTimes }), {
+    config,
+    store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }),
+  });
   try {
     const answer = await metadata.get(up.url('/million-tags'), 'og', '203.0.113.7');
     assert.is(answer.metadata.title, 'A million tags');
     const recent = scanTimes.recent();
-    assert.equal([recent.count, recent.overBudget], [1, 1]);
-    assert.ok(recent.max >= 20, `the scan's own time, at least its budget (${recent.max} ms)`);
-    assert.ok(costs.length > 2, `charged while it ran, not once at its end (${costs.length} charges)`);
-    assert.ok(costs.every(([client]) => client === '203.0.113.7'));
-    // The charges of its turns and the rules after them add up to the page's cost.
-    assert.is(
-      costs.reduce((sum, [, ms]) => sum + ms, 0),
-      recent.max,
-    );
+    assert.equal([recent.count, recent.markupLimit], [1, 1]);
+    assert.ok(ledger.decayed('203.0.113.7') > 0, "the scan's time is charged to the client that asked");
+    assert.is(ledger.decayed('198.51.100.1'), 0);
   } finally {
+    await scanner.close();
     await fetcher.close();
     await up.close();
   }
 });
 
-service.run();
+pipeline.run();

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
 import { loopbackLookup, lookupResolver } from '../fetch/harness.js';
-import type { Enricher } from '../../src/metadata/service.js';
+import type { Enricher } from '../../src/metadata/enrichment.js';
 import { startService, type Service } from '../helpers/service.js';
 import { TEST_CA_FILE, respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { testRedisUrl } from '../helpers/redis.js';

@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryExtractionStore } from '../../src/cache/extraction-store.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
-import { createMetadataPipeline } from '../../src/metadata/service.js';
+import { createMetadataPipeline } from '../../src/engine/pipeline.js';
+import { inlineScanner } from '../../src/scan/scan-pool.js';
 import { cachedMetadata } from '../../src/cache/cached-metadata.js';
 import { testConfig } from '../fetch/harness.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
@@ -17,6 +18,7 @@ test('the request deadline stops an enrichment whose own budget is far longer; w
   const metadata = cachedMetadata(
     createMetadataPipeline({
       config,
+      scanner: inlineScanner(),
       safeFetch: fetcher.safeFetch,
       enrichers: [
         async (input, signal) => {

@@ -4,7 +4,8 @@ import { ServerTiming } from '../../src/api/server-timing.js';
 import { createSafeFetch } from '../../src/fetch/fetcher.js';
 import type { SafeFetch } from '../../src/fetch/types.js';
 import { MemoryExtractionStore } from '../../src/cache/extraction-store.js';
-import { createMetadataPipeline } from '../../src/metadata/service.js';
+import { createMetadataPipeline } from '../../src/engine/pipeline.js';
+import { inlineScanner } from '../../src/scan/scan-pool.js';
 import { cachedMetadata } from '../../src/cache/cached-metadata.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
 import { testConfig } from '../fetch/harness.js';
@@ -23,7 +24,7 @@ async function timingOf(timings: { dnsMs: number | null; connectMs: number | nul
   const fetcher = createSafeFetch(config);
   // safeFetch as it answers, its timings replaced by `timings` when given.
   const safeFetch: SafeFetch = async (url, options) => Object.assign(await fetcher.safeFetch(url, options), timings ? { timings } : {});
-  const service = cachedMetadata(createMetadataPipeline({ config, safeFetch, enrichers: [async () => {}] }), {
+  const service = cachedMetadata(createMetadataPipeline({ config, scanner: inlineScanner(), safeFetch, enrichers: [async () => {}] }), {
     config,
     store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }),
   });
@@ -56,7 +57,7 @@ test('a hit of the extraction store says hit and nothing else', async () => {
   const up = await startUpstream({ routes: { '/p': respond(200, '<title>x</title>', html) } });
   const config = testConfig();
   const fetcher = createSafeFetch(config);
-  const service = cachedMetadata(createMetadataPipeline({ config, safeFetch: fetcher.safeFetch }), {
+  const service = cachedMetadata(createMetadataPipeline({ config, scanner: inlineScanner(), safeFetch: fetcher.safeFetch }), {
     config,
     store: new MemoryExtractionStore({ maxEntries: 10, maxBytes: 1 << 20 }),
   });

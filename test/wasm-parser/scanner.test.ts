@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HeadScanner, scanHead } from '../../wasm-parser/index.js';
-import { COLLECT_LIMITS } from '../../wasm-parser/collect-limits.js';
+import { READ_LIMITS } from '../../wasm-parser/collect-limits.js';
 import { trackedSource, utf8 } from './cuts.js';
 
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/pages/${name}`, import.meta.url)));
@@ -197,21 +197,22 @@ test('a 16 KB og:title attribute is read (the normaliser bounds it later)', asyn
   assert.is(tags.metas[0]?.content?.length, big.length);
 });
 
-test('a 1 MB og:title attribute is skipped unread, without error; a 1 MB title beside it is kept up to its bound', async () => {
+test('a 1 MB og:title attribute ends the scan at its tag (markupLimit), without error: nothing after it is read', async () => {
   const big = 'x'.repeat(1024 * 1024);
-  const { tags } = await scanHead(utf8(`<head><meta property="og:title" content="${big}"><title>${big}</title></head><body>`));
-  assert.equal(tags.metas, []);
-  // The title text is kept up to COLLECT_LIMITS.titleChars (64 Ki characters) plus one text chunk.
-  assert.ok(tags.title !== null && tags.title.length >= 64 * 1024 && tags.title.length < big.length);
+  const scan = await scanHead(utf8(`<head><title>Before</title><meta property="og:title" content="${big}"><title>${big}</title></head><body>`));
+  assert.equal([scan.tags.metas, scan.tags.title, scan.markupLimit, scan.stoppedAtBody], [[], 'Before', true, false]);
 });
 
-test('a flood of 2,000 metas of 1 KB of entities each: the first COLLECT_LIMITS.metas are kept and decoded, the rest passed over unread', async () => {
-  const junk = `<meta name="description" content="${'&amp;'.repeat(200)}">`;
-  const { tags } = await scanHead(utf8(`<head>${junk.repeat(2000)}<meta property="og:title" content="Too late"></head><body>`));
-  assert.is(tags.metas.length, COLLECT_LIMITS.metas);
-  assert.is(COLLECT_LIMITS.metas, 1000, 'far above the 392 metas of the largest head seen, half the cost per page of 2,000');
-  assert.is(tags.metas[COLLECT_LIMITS.metas - 1]?.content, '&'.repeat(200));
-  assert.not.ok(tags.metas.some((m) => m.property === 'og:title'));
+test('a flood of 2,000 metas of 1 KB of entities each: metas are read until READ_LIMITS.attributeChars, then the head ends there', async () => {
+  const value = '&amp;'.repeat(200);
+  const junk = `<meta name="description" content="${value}">`;
+  const scan = await scanHead(utf8(`<head>${junk.repeat(2000)}<meta property="og:title" content="Too late"></head><body>`));
+  // Each meta reads two attributes, "description" and the value.
+  const perMeta = 'description'.length + value.length;
+  assert.is(scan.tags.metas.length, Math.floor(READ_LIMITS.attributeChars / perMeta));
+  assert.is(scan.tags.metas.at(-1)?.content, '&'.repeat(200));
+  assert.equal([scan.markupLimit, scan.stoppedAtBody], [true, false]);
+  assert.not.ok(scan.tags.metas.some((m) => m.property === 'og:title'));
 });
 
 test.run();

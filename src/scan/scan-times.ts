@@ -1,8 +1,7 @@
-// The head scans of the last 10 seconds, for /healthz: how long they took (the scanner's own time
-// and the rules after it, as the metadata service reports it) and how many ran out of their budget
-// (SCAN_BUDGET_MS). A few heavy pages are what slows every other request on the event loop, so
-// their times are the evidence; 10 s, so that /healthz says ok again soon after they stop. The
-// clock is injected; tests drive it.
+// The page scans of the last 10 seconds, for /healthz: how long they took (the scan and the rules,
+// with any wait for a scan thread, as the pipeline sees them) and how many stopped at the markup
+// bounds (a head of more tags than any real page). 10 s, so that /healthz says ok again soon after
+// heavy pages stop. The clock is injected; tests drive it.
 
 import { RecentSamples } from '../recent-samples.js';
 
@@ -12,8 +11,8 @@ export interface ScanTimeSummary {
   p90: number;
   max: number;
   count: number;
-  /** Scans that stopped at their budget and answered from the tags found by then. */
-  overBudget: number;
+  /** Scans that stopped at a markup bound and answered from the tags found by then. */
+  markupLimit: number;
 }
 
 export interface RecentScanTimesOptions {
@@ -38,14 +37,14 @@ export class RecentScanTimes {
     });
   }
 
-  /** One scan's time in milliseconds, and whether it ran out of its budget. */
-  record(ms: number, overBudget: boolean): void {
-    this.samples.record(ms, overBudget);
+  /** One scan's time in milliseconds, and whether it stopped at a markup bound. */
+  record(ms: number, markupLimit: boolean): void {
+    this.samples.record(ms, markupLimit);
   }
 
   /** The scans that ended within the window. */
   recent(): ScanTimeSummary {
     const { p50, p90, max, count, marked } = this.samples.summary();
-    return { p50, p90, max, count, overBudget: marked };
+    return { p50, p90, max, count, markupLimit: marked };
   }
 }

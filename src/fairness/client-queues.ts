@@ -1,4 +1,4 @@
-// The shapes and bookkeeping under fair-scheduler.ts: one FIFO queue per client, and counts of slots held and
+// The shapes and bookkeeping under fairness/fair-queue.ts: one FIFO queue per client, and counts of slots held and
 // waiters per client and per destination. Only clients holding or awaiting a slot are kept, so the
 // number of clients here is the number competing, and a map never outgrows the clients in use.
 

@@ -3,14 +3,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Overloaded } from '../../src/errors.js';
-import { FairScheduler, type FairSchedulerOptions, type Release } from '../../src/fetch/fair-scheduler.js';
+import { FairQueue, type FairQueueOptions, type Release } from '../../src/fairness/fair-queue.js';
 
 /** Lets granted promises settle (grants resolve promises; no time passes). */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-function world(opts: Partial<FairSchedulerOptions> = {}) {
+function world(opts: Partial<FairQueueOptions> = {}) {
   const clock = { t: 0 };
-  const scheduler = new FairScheduler({ maxActive: 64, maxQueued: 256, perClient: 8, perHost: 16, unit: 'fetch', ...opts, now: () => clock.t });
+  const scheduler = new FairQueue({ maxActive: 64, maxQueued: 256, perClient: 8, perHost: 16, unit: 'fetch', ...opts, now: () => clock.t });
   const granted: string[] = [];
   const refused: Array<[string, string]> = [];
   const releases = new Map<string, Release>();

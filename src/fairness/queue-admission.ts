@@ -1,4 +1,4 @@
-// Whether one more waiter may join the queues of fair-scheduler.ts. Three bounds, each with its
+// Whether one more waiter may join the queues of fairness/fair-queue.ts. Three bounds, each with its
 // own answer when full: a client's own queue refuses that client (its own excess); a destination's
 // queue and the instance's make room by refusing the newest waiter of the client using most, if it
 // uses more than the asker would (fq_codel drops from the fattest flow), and refuse the asker only
@@ -14,7 +14,7 @@ export interface AdmissionLimits {
   perClient: number;
   perHost: number;
   maxQueued: number;
-  unit: 'fetch' | 'lookup';
+  unit: 'fetch' | 'lookup' | 'scan';
 }
 
 /**
@@ -31,7 +31,7 @@ export function admissionRefusal(
   capped: boolean,
 ): string | null {
   const { perClient, perHost, maxQueued, unit } = limits;
-  const units = unit === 'fetch' ? 'fetches' : 'lookups';
+  const units = unit === 'fetch' ? 'fetches' : `${unit}s`;
   const pushOut = (scope: string | null) => queues.refuseHeaviest(client, scope, weight, () => new Overloaded(`a client using less needed the ${unit} queue`));
   if (capped && perClient > 0 && client.waiting.length >= OWN_QUEUE_FACTOR * perClient) {
     return `the client has its full share of ${units} in flight and queued`;

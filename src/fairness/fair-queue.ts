@@ -4,7 +4,7 @@
 // queue; the service's own work is one more client.
 //
 // - Who goes next: among the clients whose first waiter may take a slot, the one using least,
-//   counted as slots held plus its recent CPU cost in slots (client-cost.ts); ties go to the client
+//   counted as slots held plus its recent CPU cost in slots (fairness/client-ledger.ts); ties go to the client
 //   served longest ago (round-robin). A client with nothing in flight and no recent cost is
 //   always first. This is fair queuing by usage rather than deficit round-robin: DRR charges
 //   each grant its size when it is dequeued, but a slot's cost (how long a page drips) is only
@@ -20,14 +20,14 @@
 // - Queues are bounded, and a full one refuses the client using most (queue-admission.ts).
 
 import { Overloaded } from '../errors.js';
-import { ClientCosts } from './client-cost.js';
+import { ClientLedger } from './client-ledger.js';
 import { ClientQueues, type Charge, type ClientState, type Release, type Waiter } from './client-queues.js';
 import { admissionRefusal } from './queue-admission.js';
 import { WaitWindow, type WaitStats } from './wait-window.js';
 
 export type { Charge, Release };
 
-export interface FairSchedulerOptions {
+export interface FairQueueOptions {
   /** Slots of the instance. */
   maxActive: number;
   /** Waiters of the instance at most; past it, the heaviest client's are refused first. */
@@ -36,12 +36,12 @@ export interface FairSchedulerOptions {
   perClient: number;
   /** Slots one destination may hold at once; 0: no cap. */
   perHost: number;
-  /** What a slot is, in refusal messages: 'fetch' or 'lookup'. */
-  unit: 'fetch' | 'lookup';
+  /** What a slot is, in refusal messages: 'fetch', 'lookup' or 'scan'. */
+  unit: 'fetch' | 'lookup' | 'scan';
   /** The clock (ms); tests drive it. */
   now?: () => number;
   /** Recent CPU cost per client, shared by the schedulers of one instance. */
-  costs?: ClientCosts;
+  costs?: ClientLedger;
 }
 
 /** `saturated` holds this long after the last moment a waiter its caps allow found no free slot. */
@@ -49,18 +49,18 @@ const SATURATION_HOLD_MS = 5000;
 /** The key of the service's own work. Client keys are addresses or prefixes, never empty. */
 const SERVICE = '';
 
-export class FairScheduler {
+export class FairQueue {
   private active = 0;
   private grants = 0;
   private readonly queues = new ClientQueues();
   private lastSaturatedAt = -Infinity;
   private readonly now: () => number;
   private readonly waits: WaitWindow;
-  readonly costs: ClientCosts;
+  readonly costs: ClientLedger;
 
-  constructor(private readonly opts: FairSchedulerOptions) {
+  constructor(private readonly opts: FairQueueOptions) {
     this.now = opts.now ?? (() => performance.now());
-    this.costs = opts.costs ?? new ClientCosts(this.now);
+    this.costs = opts.costs ?? new ClientLedger(this.now);
     this.waits = new WaitWindow(this.now);
   }
 

@@ -1,7 +1,7 @@
 // The recent scan times /healthz reads: a window of 30 s on a clock the test moves.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RecentScanTimes, SCAN_TIMES_WINDOW_MS } from '../../src/metadata/scan-times.js';
+import { RecentScanTimes, SCAN_TIMES_WINDOW_MS } from '../../src/scan/scan-times.js';
 
 function clocked() {
   const clock = { now: 0 };
@@ -9,13 +9,13 @@ function clocked() {
 }
 
 test('no scan yet: zeros', () => {
-  assert.equal(clocked().times.recent(), { p50: 0, p90: 0, max: 0, count: 0, overBudget: 0 });
+  assert.equal(clocked().times.recent(), { p50: 0, p90: 0, max: 0, count: 0, markupLimit: 0 });
 });
 
 test('p50, p90 and max are the nearest-rank quantiles of the scans in the window, with those over budget counted', () => {
   const { times } = clocked();
   for (let ms = 1; ms <= 10; ms++) times.record(ms, ms >= 9);
-  assert.equal(times.recent(), { p50: 5, p90: 9, max: 10, count: 10, overBudget: 2 });
+  assert.equal(times.recent(), { p50: 5, p90: 9, max: 10, count: 10, markupLimit: 2 });
 });
 
 test('scans older than the window are forgotten', () => {
@@ -24,9 +24,9 @@ test('scans older than the window are forgotten', () => {
   clock.now = 10_000;
   times.record(2, false);
   clock.now = SCAN_TIMES_WINDOW_MS;
-  assert.equal(times.recent(), { p50: 2, p90: 2, max: 2, count: 1, overBudget: 0 });
+  assert.equal(times.recent(), { p50: 2, p90: 2, max: 2, count: 1, markupLimit: 0 });
   clock.now = SCAN_TIMES_WINDOW_MS + 10_000;
-  assert.equal(times.recent(), { p50: 0, p90: 0, max: 0, count: 0, overBudget: 0 });
+  assert.equal(times.recent(), { p50: 0, p90: 0, max: 0, count: 0, markupLimit: 0 });
 });
 
 test('at most maxSamples scans are kept, the oldest dropped first', () => {

@@ -1,6 +1,6 @@
 // What each client's recent requests cost the instance beyond the slots they hold: CPU time of
 // their pages (the head scan), charged after the fact by whoever measured it. The fair schedulers
-// (fair-scheduler.ts) count it as slots held, so a client whose pages are costly gets fewer slots
+// (fairness/fair-queue.ts) count it as slots held, so a client whose pages are costly gets fewer slots
 // and is served after cheaper clients, until the cost decays away.
 //
 // Recent, not total: a cost halves every HALF_LIFE_MS, so a client that stops sending costly pages
@@ -30,7 +30,7 @@ interface Cost {
   at: number;
 }
 
-export class ClientCosts {
+export class ClientLedger {
   private readonly costs = new Map<string, Cost>();
 
   constructor(private readonly now: () => number) {}

@@ -1,0 +1,184 @@
+// Where pages are scanned (page-scan.ts): on a pool of worker threads, so that the event loop that
+// answers requests never scans (Piscina's model, with node:worker_threads directly: each task is
+// one message each way, and the queue in front of the threads is LinkPeek's own fair queue). Or
+// inline, on the caller's thread, for a caller that wants no threads (the library and the CLI by
+// default: one page at a time gains nothing from a thread, and a process that starts threads
+// starts slower).
+//
+// - One slot of the fair queue (fairness/fair-queue.ts) per thread: scans wait per client, the
+//   client using least first, and a client alone gets every thread. Each scan's time is charged to
+//   its client in the ledger, so a client of costly pages gets fewer turns; its pages are never cut.
+// - The bytes are transferred to the thread, not copied: the task's buffer is the caller's no more.
+// - A thread that dies (an error it did not catch, its heap limit) fails only the task it was
+//   running, with ScanFailed; a scan whose request gives up (its deadline) ends the thread running
+//   it, in case it hangs. Either way a new thread takes its place.
+
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ScanFailed } from '../errors.js';
+import type { ClientLedger } from '../fairness/client-ledger.js';
+import { FairQueue } from '../fairness/fair-queue.js';
+import { type PageScan, type PageScanTask, type ResultMessage, scanPage } from './page-scan.js';
+
+export interface PageScanner {
+  /**
+   * Scans `task` for the client with key `client` (null: the service's own). Rejects with the
+   * signal's reason when it aborts first, Overloaded when the queue is full, ScanFailed when the
+   * thread running it died.
+   */
+  scan(task: PageScanTask, client: string | null, signal: AbortSignal): Promise<PageScan>;
+  /** The queue in front of the threads (for /healthz); null inline. */
+  readonly queue: FairQueue | null;
+  close(): Promise<void>;
+}
+
+/** Scans on the caller's thread, one at a time as the caller awaits them. */
+export function inlineScanner(): PageScanner {
+  return {
+    queue: null,
+    async scan(task, _client, signal) {
+      signal.throwIfAborted();
+      return scanPage(task);
+    },
+    async close() {},
+  };
+}
+
+export interface ScanPoolOptions {
+  /** Threads (SCAN_WORKERS), at least 1. */
+  size: number;
+  /** Scans that may wait; past it the heaviest client's newest is refused (Overloaded). */
+  maxQueued: number;
+  /** Each scan's time is charged here to its client (shared with the fetch and lookup queues). */
+  ledger: ClientLedger;
+  /** The thread's module; scan-worker beside this file by default (tests give one that fails on cue). */
+  workerUrl?: URL;
+  /** The heap of one thread: past it the thread dies and fails its scan alone. */
+  maxHeapMb?: number;
+}
+
+/** scan-worker.js in the build, scan-worker.ts when run from source (tsx): the extension of this file. */
+const DEFAULT_WORKER = new URL(`./scan-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+
+export class ScanPool implements PageScanner {
+  readonly queue: FairQueue;
+  private readonly idle: ScanThread[] = [];
+  private readonly threads = new Set<ScanThread>();
+  private closed = false;
+
+  constructor(private readonly opts: ScanPoolOptions) {
+    if (opts.size < 1) throw new RangeError('ScanPool: size must be at least 1');
+    this.queue = new FairQueue({ maxActive: opts.size, maxQueued: opts.maxQueued, perClient: 0, perHost: 0, unit: 'scan', costs: opts.ledger });
+    for (let i = 0; i < opts.size; i++) this.idle.push(this.spawn());
+  }
+
+  /** Threads alive now (a dead one is replaced at once). */
+  get size(): number {
+    return this.threads.size;
+  }
+
+  async scan(task: PageScanTask, client: string | null, signal: AbortSignal): Promise<PageScan> {
+    if (this.closed) throw new ScanFailed('the scan pool is closed');
+    const release = await this.queue.acquire(signal, { client, host: '' });
+    // A slot per thread: a granted slot always finds one idle.
+    const thread = this.idle.pop()!;
+    const started = performance.now();
+    try {
+      return await thread.run(task, signal);
+    } finally {
+      if (client !== null) this.opts.ledger.charge(client, performance.now() - started, 1);
+      this.idle.push(thread.alive ? thread : this.spawn());
+      release();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.threads].map((thread) => thread.stop()));
+  }
+
+  private spawn(): ScanThread {
+    const thread = new ScanThread(this.opts.workerUrl ?? DEFAULT_WORKER, this.opts.maxHeapMb ?? 256, () => this.threads.delete(thread));
+    this.threads.add(thread);
+    return thread;
+  }
+}
+
+/**
+ * A worker thread of the module at `url`. From source (`npm run dev`, the tests), the module is
+ * TypeScript: tsx's loader, which the main thread has, is not a worker's, so the thread registers
+ * it first.
+ */
+function startWorker(url: URL, options: WorkerOptions): Worker {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, options);
+  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); })`;
+  return new Worker(boot, { ...options, eval: true });
+}
+
+/** One worker thread running one scan at a time. */
+class ScanThread {
+  alive = true;
+  private readonly worker: Worker;
+  private pending: { id: number; resolve: (scan: PageScan) => void; reject: (err: unknown) => void } | null = null;
+  private nextId = 0;
+  /** Why the thread is being ended by us (a request gave up): the running scan fails with it. */
+  private endedBecause: unknown = null;
+
+  constructor(url: URL, maxHeapMb: number, onExit: () => void) {
+    this.worker = startWorker(url, { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
+    // An idle thread keeps no process alive (a library caller need not close the pool to exit).
+    this.worker.unref();
+    this.worker.on('message', (message: ResultMessage) => this.settle(message));
+    // An uncaught error ends the thread: 'exit' follows and fails the scan.
+    this.worker.on('error', (err) => (this.endedBecause ??= new ScanFailed('the scan worker failed', { cause: err })));
+    this.worker.on('exit', () => {
+      this.alive = false;
+      onExit();
+      const pending = this.pending;
+      this.pending = null;
+      pending?.reject(this.endedBecause ?? new ScanFailed('the scan worker stopped'));
+    });
+  }
+
+  run(task: PageScanTask, signal: AbortSignal): Promise<PageScan> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<PageScan>((resolve, reject) => {
+      const onAbort = (): void => {
+        // The scan may never end (a hang is a bug, but it must cost only this request).
+        this.endedBecause = signal.reason;
+        void this.worker.terminate();
+      };
+      const done = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        this.worker.unref();
+      };
+      const id = this.nextId++;
+      this.pending = {
+        id,
+        resolve: (scan) => (done(), resolve(scan)),
+        reject: (err) => (done(), reject(err)),
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.worker.ref();
+      const { bytes } = task;
+      // Only a buffer of its own can be transferred; a view into a larger one is copied first.
+      const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+      this.worker.postMessage({ id, task: { ...task, bytes: own } }, [own.buffer as ArrayBuffer]);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.endedBecause ??= new ScanFailed('the scan pool is closed');
+    await this.worker.terminate();
+  }
+
+  private settle(message: ResultMessage): void {
+    const pending = this.pending;
+    if (pending === null || pending.id !== message.id) return;
+    this.pending = null;
+    if (message.ok) pending.resolve(message.scan);
+    else pending.reject(new ScanFailed(`the page could not be scanned: ${message.message}`));
+  }
+}

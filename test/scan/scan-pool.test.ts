@@ -1,0 +1,102 @@
+// The scan pool: a thread that dies or hangs costs only the scan it was running, the pool replaces
+// it, and no other scan notices; a scan whose request gives up while it waits leaves the queue;
+// a pooled scan answers exactly what an inline scan answers.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ScanFailed } from '../../src/errors.js';
+import { ClientLedger } from '../../src/fairness/client-ledger.js';
+import { scanPage, type PageScanTask } from '../../src/scan/page-scan.js';
+import { ScanPool } from '../../src/scan/scan-pool.js';
+
+const FAILING_WORKER = new URL('./failing-worker.ts', import.meta.url);
+const page = (html: string): PageScanTask => ({
+  bytes: new TextEncoder().encode(html),
+  contentType: 'text/html; charset=utf-8',
+  pageUrl: 'https://site.test/a',
+  requestedUrl: 'https://site.test/a',
+  contentLanguage: null,
+});
+const ordinary = () => page('<html><head><title>Ordinary</title><meta property="og:image" content="/i.png"></head><body>');
+const never = () => new AbortController().signal;
+
+/** Resolves with the rejection's reason; fails when `promise` fulfils. */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+const pool = suite<{ pool: ScanPool; ledger: ClientLedger }>('a scan pool of two threads');
+
+pool.before.each((ctx) => {
+  ctx.ledger = new ClientLedger(() => 0);
+  ctx.pool = new ScanPool({ size: 2, maxQueued: 8, ledger: ctx.ledger, workerUrl: FAILING_WORKER });
+});
+pool.after.each(async ({ pool }) => pool.close());
+
+pool('a pooled scan answers exactly what an inline scan answers', async ({ pool }) => {
+  const inline = await scanPage(ordinary());
+  assert.equal(await pool.scan(ordinary(), 'client-a', never()), inline);
+  assert.is(inline.og.title, 'Ordinary');
+});
+
+pool('the bytes are transferred to the thread, not copied: the caller’s buffer is detached', async ({ pool }) => {
+  const task = ordinary();
+  await pool.scan(task, null, never());
+  assert.is(task.bytes.byteLength, 0);
+});
+
+pool('a thread that crashes fails its own scan with ScanFailed; the scan beside it and the next ones are answered', async ({ pool }) => {
+  const [crashed, beside] = await Promise.allSettled([pool.scan(page('crash'), 'a', never()), pool.scan(ordinary(), 'b', never())]);
+  assert.ok(crashed.status === 'rejected' && crashed.reason instanceof ScanFailed, 'the crash is its own scan’s error');
+  assert.ok(beside.status === 'fulfilled' && beside.value.og.title === 'Ordinary');
+  for (let i = 0; i < 4; i++) assert.is((await pool.scan(ordinary(), 'a', never())).og.title, 'Ordinary');
+  assert.is(pool.size, 2, 'the dead thread was replaced');
+});
+
+pool('a thread that exits fails its own scan; the pool replaces it', async ({ pool }) => {
+  assert.instance(await rejection(pool.scan(page('exit'), 'a', never())), ScanFailed);
+  assert.is((await pool.scan(ordinary(), 'a', never())).og.title, 'Ordinary');
+  assert.is(pool.size, 2);
+});
+
+pool('a scan that hangs is ended when its request gives up, with the request’s reason; the other thread never stopped answering', async ({ pool }) => {
+  const deadline = new AbortController();
+  const hung = pool.scan(page('hang'), 'a', deadline.signal);
+  // The other thread answers while the first is stuck.
+  assert.is((await pool.scan(ordinary(), 'b', never())).og.title, 'Ordinary');
+  const reason = new Error('the request deadline passed');
+  deadline.abort(reason);
+  assert.is(await rejection(hung), reason);
+  const again = await Promise.all([pool.scan(ordinary(), 'a', never()), pool.scan(ordinary(), 'b', never())]);
+  assert.equal(
+    again.map((scan) => scan.og.title),
+    ['Ordinary', 'Ordinary'],
+  );
+  assert.is(pool.size, 2);
+});
+
+pool('a scan whose request gives up while it waits for a thread leaves the queue, and costs nothing', async ({ pool }) => {
+  const deadlines = [new AbortController(), new AbortController()];
+  // Both threads held by hanging scans.
+  const held = deadlines.map((d) => pool.scan(page('hang'), 'busy', d.signal).catch(() => 'ended'));
+  const waiting = new AbortController();
+  const queued = pool.scan(ordinary(), 'waiter', waiting.signal);
+  assert.is(pool.queue.queued, 1);
+  waiting.abort(new Error('gave up'));
+  assert.is(((await rejection(queued)) as Error).message, 'gave up');
+  assert.is(pool.queue.queued, 0);
+  for (const d of deadlines) d.abort(new Error('done'));
+  assert.equal(await Promise.all(held), ['ended', 'ended']);
+});
+
+pool('each scan’s time is charged to its client in the ledger', async ({ pool, ledger }) => {
+  await pool.scan(ordinary(), 'client-a', never());
+  assert.ok(ledger.decayed('client-a') > 0);
+  assert.is(ledger.decayed('client-b'), 0);
+});
+
+pool.run();
