@@ -70,6 +70,8 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       timeFetch: () => metrics.upstreamDuration.startTimer(),
     },
   });
+  // The scan threads start beside the rest of the set-up; the first request finds them ready.
+  await engine.scanner.ready;
   const { fetcher, resolver, safeFetch, metadata } = engine;
   const sources = {
     fetchesInFlight: () => fetcher.limiter.inFlight,

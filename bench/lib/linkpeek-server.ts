@@ -12,7 +12,7 @@ import { tuneGarbageCollection } from '../../src/gc.js';
 const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
 tuneGarbageCollection(config.gcHeapGrowthPercent);
 // BENCH_PREFETCH_IMAGE_HOSTS=false: the world benchmark's comparison without the image-host prefetch.
-const app = await createApp(config, { prefetchImageHosts: process.env.BENCH_PREFETCH_IMAGE_HOSTS !== 'false' });
+const app = await createApp(config);
 const server = createServer(app, config);
 server.listen(0, '127.0.0.1', () => {
   process.stderr.write(`LISTENING ${(server.address() as AddressInfo).port}\n`);

@@ -1,6 +1,6 @@
 // One deadline over one extraction: the fetch (queue, DNS, connect, headers, body), the head scan
-// that reads the body as it arrives, and the enrichment after it (REQUEST_DEADLINE_MS). Each stage
-// keeps its own bound (FETCH_TIMEOUT_MS, SCAN_BUDGET_MS, ENRICH_BUDGET_MS); this one bounds their
+// (its wait for a scan thread included), and the enrichment after it (REQUEST_DEADLINE_MS). Each
+// stage that waits keeps its own bound (FETCH_TIMEOUT_MS, ENRICH_BUDGET_MS); this one bounds their
 // sum and what lies between them. Passed during the fetch or the scan, the answer is the fetch
 // timeout's 422 (`timeout`: the page did not answer in time); during the enrichment, the answer
 // goes out with what the enrichers set by then, as at the end of their own budget.

@@ -55,6 +55,9 @@ export interface TaskMessage {
   task: PageScanTask;
 }
 
+/** What a scan thread says once it listens for tasks. */
+export const READY = 'ready';
+
 /** A thread's answer: the scan, or its error's message. */
 export type ResultMessage = { id: number; ok: true; scan: PageScan } | { id: number; ok: false; message: string };
 

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { ScanFailed } from '../errors.js';
 import type { ClientLedger } from '../fairness/client-ledger.js';
 import { FairQueue } from '../fairness/fair-queue.js';
-import { type PageScan, type PageScanTask, type ResultMessage, scanPage } from './page-scan.js';
+import { type PageScan, type PageScanTask, READY, type ResultMessage, scanPage } from './page-scan.js';
 
 export interface PageScanner {
   /**
@@ -31,6 +31,8 @@ export interface PageScanner {
   scan(task: PageScanTask, client: string | null, signal: AbortSignal): Promise<PageScan>;
   /** The queue in front of the threads (for /healthz); null inline. */
   readonly queue: FairQueue | null;
+  /** Resolves once every thread has started (at once inline): a service listens after it. */
+  readonly ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export interface PageScanner {
 export function inlineScanner(): PageScanner {
   return {
     queue: null,
+    ready: Promise.resolve(),
     async scan(task, _client, signal) {
       signal.throwIfAborted();
       return scanPage(task);
@@ -64,14 +67,18 @@ const DEFAULT_WORKER = new URL(`./scan-worker${path.extname(fileURLToPath(import
 
 export class ScanPool implements PageScanner {
   readonly queue: FairQueue;
+  readonly ready: Promise<void>;
   private readonly idle: ScanThread[] = [];
   private readonly threads = new Set<ScanThread>();
   private closed = false;
+  /** Threads that ended in a row without answering a scan. */
+  private silentDeaths = 0;
 
   constructor(private readonly opts: ScanPoolOptions) {
     if (opts.size < 1) throw new RangeError('ScanPool: size must be at least 1');
     this.queue = new FairQueue({ maxActive: opts.size, maxQueued: opts.maxQueued, perClient: 0, perHost: 0, unit: 'scan', costs: opts.ledger });
-    for (let i = 0; i < opts.size; i++) this.idle.push(this.spawn());
+    for (let i = 0; i < opts.size; i++) this.spawn();
+    this.ready = Promise.all([...this.threads].map((thread) => thread.started)).then(() => {});
   }
 
   /** Threads alive now (a dead one is replaced at once). */
@@ -82,14 +89,14 @@ export class ScanPool implements PageScanner {
   async scan(task: PageScanTask, client: string | null, signal: AbortSignal): Promise<PageScan> {
     if (this.closed) throw new ScanFailed('the scan pool is closed');
     const release = await this.queue.acquire(signal, { client, host: '' });
-    // A slot per thread: a granted slot always finds one idle.
-    const thread = this.idle.pop()!;
+    // A slot per thread: a granted slot finds one idle, unless its replacement is yet to start.
+    const thread = this.idle.pop() ?? this.spawn(false);
     const started = performance.now();
     try {
       return await thread.run(task, signal);
     } finally {
       if (client !== null) this.opts.ledger.charge(client, performance.now() - started, 1);
-      this.idle.push(thread.alive ? thread : this.spawn());
+      if (thread.alive) this.idle.push(thread);
       release();
     }
   }
@@ -99,10 +106,28 @@ export class ScanPool implements PageScanner {
     await Promise.all([...this.threads].map((thread) => thread.stop()));
   }
 
-  private spawn(): ScanThread {
-    const thread = new ScanThread(this.opts.workerUrl ?? DEFAULT_WORKER, this.opts.maxHeapMb ?? 256, () => this.threads.delete(thread));
+  /** A new thread, idle unless `idle` is false (it is taken at once). */
+  private spawn(idle = true): ScanThread {
+    const thread = new ScanThread(this.opts.workerUrl ?? DEFAULT_WORKER, this.opts.maxHeapMb ?? 256, () => this.replace(thread));
     this.threads.add(thread);
+    if (idle) this.idle.push(thread);
     return thread;
+  }
+
+  /**
+   * A thread has ended: a new one takes its place at once, or a second later when threads keep
+   * ending without answering any scan (one that cannot start must not be restarted in a tight loop).
+   */
+  private replace(thread: ScanThread): void {
+    this.threads.delete(thread);
+    const at = this.idle.indexOf(thread);
+    if (at !== -1) this.idle.splice(at, 1);
+    this.silentDeaths = thread.answered > 0 ? 0 : this.silentDeaths + 1;
+    const refill = () => {
+      if (!this.closed && this.threads.size < this.opts.size) this.spawn();
+    };
+    if (this.silentDeaths < 2) refill();
+    else setTimeout(refill, RESTART_DELAY_MS).unref();
   }
 }
 
@@ -117,9 +142,17 @@ function startWorker(url: URL, options: WorkerOptions): Worker {
   return new Worker(boot, { ...options, eval: true });
 }
 
+/** After two threads in a row ended without answering a scan, the next is started this much later. */
+const RESTART_DELAY_MS = 1000;
+
 /** One worker thread running one scan at a time. */
 class ScanThread {
   alive = true;
+  /** Scans it answered (a thread that never did may be unable to start). */
+  answered = 0;
+  /** Resolves when the thread has loaded the scanner and listens (or has ended). */
+  readonly started: Promise<void>;
+  private markStarted!: () => void;
   private readonly worker: Worker;
   private pending: { id: number; resolve: (scan: PageScan) => void; reject: (err: unknown) => void } | null = null;
   private nextId = 0;
@@ -130,11 +163,13 @@ class ScanThread {
     this.worker = startWorker(url, { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
     // An idle thread keeps no process alive (a library caller need not close the pool to exit).
     this.worker.unref();
-    this.worker.on('message', (message: ResultMessage) => this.settle(message));
+    this.started = new Promise((resolve) => (this.markStarted = resolve));
+    this.worker.on('message', (message: ResultMessage | typeof READY) => (message === READY ? this.markStarted() : this.settle(message)));
     // An uncaught error ends the thread: 'exit' follows and fails the scan.
     this.worker.on('error', (err) => (this.endedBecause ??= new ScanFailed('the scan worker failed', { cause: err })));
     this.worker.on('exit', () => {
       this.alive = false;
+      this.markStarted();
       onExit();
       const pending = this.pending;
       this.pending = null;
@@ -178,6 +213,7 @@ class ScanThread {
     const pending = this.pending;
     if (pending === null || pending.id !== message.id) return;
     this.pending = null;
+    this.answered++;
     if (message.ok) pending.resolve(message.scan);
     else pending.reject(new ScanFailed(`the page could not be scanned: ${message.message}`));
   }

@@ -2,8 +2,9 @@
 // answers each (page-scan.ts answerTask). It holds nothing between tasks.
 
 import { parentPort } from 'node:worker_threads';
-import { answerTask, type TaskMessage } from './page-scan.js';
+import { answerTask, READY, type TaskMessage } from './page-scan.js';
 
 if (parentPort === null) throw new Error('scan-worker runs as a worker thread');
 const port = parentPort;
 port.on('message', (message: TaskMessage) => void answerTask(message).then((result) => port.postMessage(result)));
+port.postMessage(READY);

@@ -1,6 +1,6 @@
 // Fetch slots shared fairly: a share per client and a cap per destination on top of the
 // instance's; a full queue refuses the client using most, so a few clients (or one slow site)
-// cannot starve the rest. The scheduler's order of grants is tested in fair-scheduler.test.ts.
+// cannot starve the rest. The scheduler's order of grants is tested in test/fairness/fair-queue.test.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ServerResponse } from 'node:http';

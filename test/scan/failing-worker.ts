@@ -2,7 +2,7 @@
 // thread with an uncaught error, "hang" never answers, "exit" exits the thread; any other page is
 // answered by the real worker's code (answerTask).
 import { parentPort } from 'node:worker_threads';
-import { answerTask, type TaskMessage } from '../../src/scan/page-scan.js';
+import { answerTask, READY, type TaskMessage } from '../../src/scan/page-scan.js';
 
 const port = parentPort!;
 port.on('message', (message: TaskMessage) => {
@@ -19,3 +19,4 @@ port.on('message', (message: TaskMessage) => {
     void answerTask(message).then((result) => port.postMessage(result));
   }
 });
+port.postMessage(READY);
