@@ -206,7 +206,7 @@ async function main(): Promise<void> {
     }
     if (!entry.valid_utf8 || entry.charset_mismatch) {
       // Served with the declared charset in the HTTP header too: the result must not change.
-      const withHeader = await scanHead(chunks(bytes), { contentType: `text/html; charset=${entry.charset_declared}` });
+      const withHeader = await scanHead(chunks(bytes), { httpCharset: entry.charset_declared });
       const same = JSON.stringify(withHeader.tags) === JSON.stringify(scan.tags) && withHeader.charset === scan.charset;
       if (!same) unreadable.push(`${name} reads differently when the HTTP header declares ${entry.charset_declared}`);
       charsetRows.push(

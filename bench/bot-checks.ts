@@ -11,6 +11,7 @@
 // Writes bench/results/bot-checks.md. Exits 1 on any page taken for a wall: the target is zero.
 // Runs without the corpus too (a fresh clone has none) and says so.
 
+import { mediaTypeCharset } from '../src/media-type.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { scanHead } from '../wasm-parser/index.js';
@@ -75,7 +76,7 @@ const naive = new Map<string, string[]>(NAIVE_STRINGS.map((needle) => [needle, [
 for (const entry of manifest) {
   const bytes = readFileSync(path.join(CORPUS_DIR, entry.file));
   const contentType = entry.charset_declared ? `text/html; charset=${entry.charset_declared}` : 'text/html';
-  const { tags } = await scanHead(bytes, { contentType });
+  const { tags } = await scanHead(bytes, { httpCharset: mediaTypeCharset(contentType) });
   scanned++;
   const text = bytes.toString('latin1').toLowerCase();
   for (const needle of NAIVE_STRINGS) if (text.includes(needle)) naive.get(needle)!.push(path.basename(entry.file));

@@ -7,6 +7,7 @@
 // scanner needed (scan.bytesConsumed, shown beside it). The upstream's own count of bytes handed to
 // its socket in the end-to-end runs is reported too, as an upper bound (kernel buffers absorb some).
 
+import { mediaTypeCharset } from '../src/media-type.js';
 import { loadConfig } from '../src/config.js';
 import { createSafeFetch } from '../src/fetch/fetcher.js';
 import { scanHead } from '../wasm-parser/index.js';
@@ -46,7 +47,7 @@ export async function runBytes(): Promise<BytesResult> {
         },
       };
       try {
-        const scan = await scanHead(counted, { contentType: res.headers['content-type'] ?? '' });
+        const scan = await scanHead(counted, { httpCharset: mediaTypeCharset(res.headers['content-type']) });
         consumedShare.push(scan.bytesConsumed / page.size);
       } finally {
         res.close();

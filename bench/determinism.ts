@@ -127,7 +127,9 @@ for (const page of pages) {
 for (const name of sameThread) differences.push(`${name}: extract() twice on one thread differs`);
 const failed = [...quiet.values()].filter((answer) => answer.startsWith('error')).length;
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
-console.log(`npm run determinism: ${pages.length} pages, each previewed quiet (threads), loaded (${2 * availableParallelism()} busy processes) and cold (the CLI), and read twice by extract(): ${seconds} s`);
+console.log(
+  `npm run determinism: ${pages.length} pages, each previewed quiet (threads), loaded (${2 * availableParallelism()} busy processes) and cold (the CLI), and read twice by extract(): ${seconds} s`,
+);
 console.log(`answers that are failures (the same in every run, or listed below): ${failed}`);
 for (const line of differences) console.log(`DIFFERENT ${line}`);
 console.log(differences.length === 0 ? `identical: ${pages.length} of ${pages.length} pages, byte for byte` : `${differences.length} differences`);

@@ -4,6 +4,7 @@
 // arrives in 64 KiB chunks). Prints every page, worst first, and the worst case against the target
 // (50 ms of CPU). `--runs N` (default 3): medians of N runs per page after one warm-up.
 
+import { mediaTypeCharset } from '../src/media-type.js';
 import { loadConfig } from '../src/config.js';
 import { extractBoth } from '../src/metadata/extract.js';
 import { MAX_TAGS, scanHead } from '../wasm-parser/index.js';
@@ -19,7 +20,7 @@ async function extract(page: WorstPage): Promise<{ markupLimit: boolean }> {
   async function* chunks(): AsyncGenerator<Uint8Array> {
     for (let at = 0; at < page.bytes.length; at += 64 * 1024) yield page.bytes.subarray(at, at + 64 * 1024);
   }
-  const scan = await scanHead(chunks(), { contentType: page.contentType, retainChunks: true });
+  const scan = await scanHead(chunks(), { httpCharset: mediaTypeCharset(page.contentType), retainChunks: true });
   extractBoth(scan.tags, pageUrl);
   return { markupLimit: scan.markupLimit === true };
 }

@@ -6,7 +6,6 @@
 // While the choice is tentative the source blocks are held: a switch re-scans them from the start.
 // Each switch moves down charset.ts's order, so a document is re-scanned at most twice.
 
-import { mediaTypeCharset } from '../src/media-type.js';
 import type { Block } from './block-splitter.js';
 import { type CharsetBasis, encodingForDeclaredLabel, encodingForLabel, sniffBom, utf8Evidence } from './charset.js';
 
@@ -34,10 +33,9 @@ export class CharsetDecision {
   private held: Uint8Array[] = [];
   private next: CharsetChoice | null = null;
 
-  /** `contentType`: the HTTP Content-Type, whose charset parameter is one source. */
-  constructor(contentType: string | null | undefined) {
-    const label = mediaTypeCharset(contentType);
-    this.httpCharset = label === null ? null : encodingForLabel(label);
+  /** `httpLabel`: the charset parameter of the HTTP Content-Type, one source. */
+  constructor(httpLabel: string | null | undefined) {
+    this.httpCharset = httpLabel === null || httpLabel === undefined ? null : encodingForLabel(httpLabel);
   }
 
   /** The charset in use; UTF-8 before the first block. */

@@ -15,8 +15,6 @@
 // choice is decoded with TextDecoder (full ICU here) and re-encoded as UTF-8 before it reaches
 // the rewriter.
 
-import { memoized } from '../src/memo.js';
-
 export type CharsetBasis = 'bom' | 'valid-utf8' | 'http' | 'meta' | 'default';
 
 export interface ByteOrderMark {
@@ -32,20 +30,26 @@ export function sniffBom(bytes: Uint8Array): ByteOrderMark | null {
   return null;
 }
 
-// Labels repeat from page to page: a TextDecoder is built once per label to learn its name.
-const encodingForKey = memoized((key: string): string | null => {
-  if (key === 'x-user-defined') {
-    // windows-1252 for text purposes (HTML "prescan" step 4). Node 20's TextDecoder refuses the
-    // label, Node 24's accepts it: decided here, not by the runtime.
-    return 'windows-1252';
-  }
+// Labels repeat from page to page: a TextDecoder is built once per label to learn its name. Only
+// labels TextDecoder knows are kept, so the map holds at most the WHATWG list (about 220 labels).
+const knownLabels = new Map<string, string>([
+  // windows-1252 for text purposes (HTML "prescan" step 4). Node 20's TextDecoder refuses the
+  // label, Node 24's accepts it: decided here, not by the runtime.
+  ['x-user-defined', 'windows-1252'],
+]);
+
+function encodingForKey(key: string): string | null {
+  const known = knownLabels.get(key);
+  if (known !== undefined) return known;
   try {
-    return new TextDecoder(key).encoding;
+    const encoding = new TextDecoder(key).encoding;
+    knownLabels.set(key, encoding);
+    return encoding;
   } catch {
     // The "replacement" labels (iso-2022-kr, hz-gb-2312...) are not decodable here.
     return null;
   }
-}, 256);
+}
 
 /**
  * The WHATWG encoding name for a label ("Shift_JIS" → "shift_jis", "gb2312" → "gbk",

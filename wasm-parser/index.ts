@@ -11,8 +11,8 @@ export { wasmMemoryBytes } from './memory.js';
 export type { RawLink, RawMeta, RawTags, ScanResult } from './types.js';
 
 export interface ScanHeadOptions {
-  /** The response's Content-Type header; its charset parameter is one of the charset sources. */
-  contentType?: string | null;
+  /** The charset parameter of the response's Content-Type (the caller reads the header): one of the charset sources. */
+  httpCharset?: string | null;
   /** The source never changes a chunk it has yielded: held bytes need no copy (HeadScannerOptions). */
   retainChunks?: boolean;
   /** Told the raw URL of each image and icon tag as soon as it is scanned (HeadScannerOptions). */
@@ -26,7 +26,7 @@ export interface ScanHeadOptions {
  */
 export async function scanHead(source: AsyncIterable<Uint8Array> | Uint8Array, options: ScanHeadOptions = {}): Promise<ScanResult> {
   const scanner = new HeadScanner({
-    contentType: options.contentType ?? null,
+    httpCharset: options.httpCharset ?? null,
     retainChunks: options.retainChunks ?? false,
     onImageUrl: options.onImageUrl,
   });

@@ -13,8 +13,8 @@ import { CharsetDecision, type CharsetSwitch } from './charset-decision.js';
 import { type PassOutcome, ScanPass } from './scan-pass.js';
 
 export interface HeadScannerOptions {
-  /** The HTTP Content-Type of the response; its charset parameter is one source (charset.ts). */
-  contentType?: string | null;
+  /** The charset parameter of the response's Content-Type, as the caller read it: one source (charset.ts). */
+  httpCharset?: string | null;
   /** Bytes of the first blocks; the granularity of the stop at `<body>` in a short head. */
   blockSize?: number;
   /** The largest block a long head grows to. */
@@ -40,7 +40,7 @@ export class HeadScanner {
 
   constructor(options: HeadScannerOptions = {}) {
     this.splitter = new BlockSplitter(options);
-    this.decision = new CharsetDecision(options.contentType);
+    this.decision = new CharsetDecision(options.httpCharset);
     this.onImageUrl = options.onImageUrl ?? null;
   }
 

@@ -35,11 +35,7 @@ export interface EnrichmentDeps {
  * request deadline is nearer): the answer does not wait past it.
  * Resolves true when every enricher settled within the budget, false when some still run.
  */
-export async function runEnrichers(
-  input: EnrichmentInput,
-  deps: EnrichmentDeps,
-  budgetMs: number,
-): Promise<boolean> {
+export async function runEnrichers(input: EnrichmentInput, deps: EnrichmentDeps, budgetMs: number): Promise<boolean> {
   const enrichers = deps.enrichers ?? [];
   if (enrichers.length === 0) return true;
   const budget = new AbortController();

@@ -9,6 +9,7 @@ import type { Metadata } from '../../generated/types.gen.js';
 import type { RawTags } from '../../wasm-parser/types.js';
 import { scanHead } from '../../wasm-parser/index.js';
 import { extractBoth } from '../metadata/extract.js';
+import { mediaTypeCharset } from '../media-type.js';
 
 export interface PageScanTask {
   /** The page's bytes as fetched and decoded (Content-Encoding), at most MAX_PAGE_BYTES. */
@@ -35,7 +36,7 @@ export interface PageScan {
 }
 
 export async function scanPage(task: PageScanTask): Promise<PageScan> {
-  const scan = await scanHead(task.bytes, { contentType: task.contentType });
+  const scan = await scanHead(task.bytes, { httpCharset: mediaTypeCharset(task.contentType) });
   const both = extractBoth(scan.tags, new URL(task.pageUrl), {
     requestedUrl: new URL(task.requestedUrl),
     contentLanguage: task.contentLanguage,

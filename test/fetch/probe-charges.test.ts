@@ -35,7 +35,7 @@ const CLIENT = '10.5.0.1';
 async function pageInput(up: Upstream): Promise<EnrichmentInput> {
   const finalUrl = up.url('/page');
   const html = `<head><link rel="alternate" type="application/json+oembed" href="${up.url('/oembed').href}"></head>`;
-  const { tags } = await scanHead(new TextEncoder().encode(html), { contentType: 'text/html' });
+  const { tags } = await scanHead(new TextEncoder().encode(html), {});
   const og = emptyMetadata(finalUrl);
   og.image.url = up.url('/hang.png').href;
   og.favicon.url = up.url('/icon.png').href;

@@ -1,5 +1,6 @@
 // Any charset, aiming at readable text: BOM, then valid UTF-8, then the HTTP charset,
 // then the page's declaration (also after 1024 bytes), else windows-1252.
+import { mediaTypeCharset } from '../../src/media-type.js';
 import iconv from 'iconv-lite';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,7 +13,7 @@ const descriptionOf = (metas: { name: string | null; content: string | null }[])
 
 for (const page of [...encodedPages, ...bomPages]) {
   test(`reads ${page.name} as ${page.charset}`, async () => {
-    const result = await scanHead(page.bytes, { contentType: page.contentType });
+    const result = await scanHead(page.bytes, { httpCharset: mediaTypeCharset(page.contentType) });
     assert.is(result.charset, page.charset);
     assert.is(result.tags.title, page.title);
     assert.is(descriptionOf(result.tags.metas), page.description);
@@ -69,14 +70,14 @@ test('a UTF-8 page with one stray byte, declared UTF-8, stays UTF-8: one U+FFFD,
 
 test('windows-1252 text labelled UTF-8 (HTTP and meta) reads as windows-1252: no multi-byte UTF-8 in it', async () => {
   const bytes = iconv.encode('<meta charset="utf-8"><title>Café Ünïcode – ok</title><body>', 'windows-1252');
-  const result = await scanHead(new Uint8Array(bytes), { contentType: 'text/html; charset=utf-8' });
+  const result = await scanHead(new Uint8Array(bytes), { httpCharset: 'utf-8' });
   assert.is(result.charset, 'windows-1252');
   assert.is(result.tags.title, 'Café Ünïcode – ok');
 });
 
 test('the HTTP charset is read as media types are: a stray semicolon after it leaves it standing', async () => {
   const bytes = iconv.encode('<title>Привет, мир</title><body>', 'windows-1251');
-  const result = await scanHead(new Uint8Array(bytes), { contentType: 'text/html; charset=windows-1251;' });
+  const result = await scanHead(new Uint8Array(bytes), { httpCharset: 'windows-1251' });
   assert.is(result.charset, 'windows-1251');
   assert.is(result.tags.title, 'Привет, мир');
 });
