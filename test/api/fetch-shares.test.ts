@@ -68,7 +68,9 @@ const ENV = { RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false', MAX_FETCHES_PER_CLIENT
 shares("a client's slow pages wait in its own share; another client's page answers at once", async ({ up, cutHung }) => {
   const svc = await startService(ENV);
   try {
-    const slow = [1, 2, 3].map((i) => as(svc, meta(up, `/hang?${i}`), 71));
+    // Settled as they come: an assertion failing below closes the service under them, and their
+    // rejections must not end the file before that failure is reported.
+    const slow = Promise.all([1, 2, 3].map((i) => as(svc, meta(up, `/hang?${i}`), 71).catch((err: Error) => err)));
     const h = await healthWhen(svc, (h) => h.upstream_fetches.capped === 1);
     // Both granted at once (a wait of 0); the third waits on its own client's share, not counted.
     assert.equal(h.upstream_fetches, { in_flight: 2, max_in_flight: 2048, queued: 0, capped: 1, saturated: false, wait_ms: { p50: 0, p90: 0, max: 0 } });
@@ -77,7 +79,7 @@ shares("a client's slow pages wait in its own share; another client's page answe
     const other = await as(svc, meta(up, '/p'), 72);
     assert.equal([other.status, other.json.title], [200, 'P']);
     cutHung();
-    assert.ok((await Promise.all(slow)).every((r) => r.status === 422));
+    assert.ok((await slow).every((r) => !(r instanceof Error) && r.status === 422));
   } finally {
     await svc.close();
   }
@@ -87,12 +89,12 @@ shares("the image proxy charges the client's share too", async ({ up }) => {
   const svc = await startService(ENV);
   try {
     const proxy = (path: string) => `/v1/cors-proxy?${new URLSearchParams({ url: up.url(path).href })}`;
-    const slow = [1, 2, 3].map((i) => as(svc, proxy(`/hang?${i}`), 73));
+    const slow = Promise.all([1, 2, 3].map((i) => as(svc, proxy(`/hang?${i}`), 73).catch((err: Error) => err)));
     const h = await healthWhen(svc, (h) => h.upstream_fetches.capped === 1);
     assert.equal([h.upstream_fetches.in_flight, h.upstream_fetches.capped], [2, 1]);
     const other = await as(svc, proxy('/img.png'), 74);
     assert.is(other.status, 200);
-    assert.ok((await Promise.all(slow)).every((r) => r.status === 504));
+    assert.ok((await slow).every((r) => !(r instanceof Error) && r.status === 504));
   } finally {
     await svc.close();
   }
@@ -141,7 +143,7 @@ shares('a fetch shared through the single flight is charged to the client that s
 shares('every slot taken with a fetch waiting: /healthz says saturated and degraded', async ({ up, cutHung }) => {
   const svc = await startService({ ...ENV, MAX_CONCURRENT_FETCHES: '2', MAX_FETCHES_PER_CLIENT: '0' });
   try {
-    const held = [1, 2, 3].map((i) => as(svc, meta(up, `/hang?sat${i}`), 80 + i));
+    const held = Promise.all([1, 2, 3].map((i) => as(svc, meta(up, `/hang?sat${i}`), 80 + i).catch((err: Error) => err)));
     const h = await healthWhen(svc, (h) => h.upstream_fetches.queued === 1);
     const { wait_ms, ...slots } = h.upstream_fetches;
     assert.equal(slots, { in_flight: 2, max_in_flight: 2, queued: 1, capped: 0, saturated: true });
@@ -149,7 +151,7 @@ shares('every slot taken with a fetch waiting: /healthz says saturated and degra
     assert.is(h.status, 'degraded');
     assert.equal(h.degraded_by, ['fetch_slots']);
     cutHung();
-    await Promise.all(held);
+    await held;
   } finally {
     await svc.close();
   }
@@ -158,7 +160,7 @@ shares('every slot taken with a fetch waiting: /healthz says saturated and degra
 shares('a 503 of our own saturation is not remembered as the page failing', async ({ up, cutHung }) => {
   const svc = await startService({ ...ENV, MAX_CONCURRENT_FETCHES: '1', FETCH_QUEUE_MAX: '0', MAX_FETCHES_PER_CLIENT: '0' });
   try {
-    const held = as(svc, meta(up, '/hang?overload'), 90);
+    const held = as(svc, meta(up, '/hang?overload'), 90).catch((err: Error) => err);
     await healthWhen(svc, (h) => h.upstream_fetches.in_flight === 1);
     const refused = await as(svc, meta(up, '/p?overload'), 91);
     assert.equal([refused.status, refused.json], [503, { code: 503, message: 'The service is busy; retry in a second.' }]);
