@@ -8,6 +8,7 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { mediaTypeCharset } from '../../src/media-type.js';
 import { extractBoth } from '../../src/metadata/extract.js';
 import { scanHead } from '../../wasm-parser/index.js';
 import type { HostProtocol } from '../../test/world/hosts.js';
@@ -86,7 +87,7 @@ export async function planWorld(): Promise<WorldPlan> {
     // Known sites offer HTTP/2 over TLS (nearly all large ones do); made-up ones are split
     // between HTTP/2 and HTTP/1.1 so both paths of the service are in the world.
     listen(url, original || latencyOf(url.hostname) % 2 === 0 ? 'h2' : 'https');
-    const scan = await scanHead(readPage(page.name), { contentType: page.contentType });
+    const scan = await scanHead(readPage(page.name), { httpCharset: mediaTypeCharset(page.contentType) });
     const { og, twitter } = extractBoth(scan.tags, url);
     const imageUrls = [...new Set([og.image.url, twitter.image.url, og.favicon.url].filter((u): u is string => !!u))];
     for (const image of imageUrls) listen(new URL(image), 'h2');

@@ -129,13 +129,15 @@ test("private addresses are refused unless allowPrivateNetworks, with the API's 
   }
 });
 
-test('options are the settings: same names in camelCase, same defaults, same checks', () => {
+test("options are the settings: same names in camelCase, same defaults (but scanning on the caller's thread), same checks", () => {
   const defaults: Config = loadConfig({});
-  assert.equal(configFromOptions({}), defaults);
+  // The one default of its own: no scan threads unless asked for (scanWorkers 0).
+  assert.equal(configFromOptions({}), { ...defaults, scanWorkers: 0 });
+  assert.is(configFromOptions({ scanWorkers: 2 }).scanWorkers, 2);
   // Every option is read as its environment variable: set one, get what the variable gives.
   assert.equal(
     configFromOptions({ fetchTimeoutMs: 2000, probeImages: false, dnsServers: ['127.0.0.1:5300', '[::1]:53'], safetyAdultList: '/x' }),
-    loadConfig({ FETCH_TIMEOUT_MS: '2000', PROBE_IMAGES: 'false', DNS_SERVERS: '127.0.0.1:5300,[::1]:53', SAFETY_ADULT_LIST: '/x' }),
+    loadConfig({ SCAN_WORKERS: '0', FETCH_TIMEOUT_MS: '2000', PROBE_IMAGES: 'false', DNS_SERVERS: '127.0.0.1:5300,[::1]:53', SAFETY_ADULT_LIST: '/x' }),
   );
   for (const name of Object.keys(defaults)) assert.match(envName(name), /^[A-Z][A-Z0-9_]+$/);
   const refused = (options: object) => {
