@@ -444,15 +444,17 @@ export type GetComponentData = {
 
 export type GetComponentErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetComponentError = GetComponentErrors[keyof GetComponentErrors];
 
 export type GetComponentResponses = {
     /**
@@ -478,15 +480,17 @@ export type GetReserveStylesheetData = {
 
 export type GetReserveStylesheetErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetReserveStylesheetError = GetReserveStylesheetErrors[keyof GetReserveStylesheetErrors];
 
 export type GetReserveStylesheetResponses = {
     /**
@@ -506,15 +510,17 @@ export type GetShowcaseData = {
 
 export type GetShowcaseErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetShowcaseError = GetShowcaseErrors[keyof GetShowcaseErrors];
 
 export type GetShowcaseResponses = {
     /**
@@ -540,15 +546,17 @@ export type GetDocsData = {
 
 export type GetDocsErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetDocsError = GetDocsErrors[keyof GetDocsErrors];
 
 export type GetDocsResponses = {
     /**
@@ -574,15 +582,17 @@ export type GetDocsWithSlashData = {
 
 export type GetDocsWithSlashErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetDocsWithSlashError = GetDocsWithSlashErrors[keyof GetDocsWithSlashErrors];
 
 export type GetDocsWithSlashResponses = {
     /**
@@ -644,15 +654,17 @@ export type GetFaviconData = {
 
 export type GetFaviconErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetFaviconError = GetFaviconErrors[keyof GetFaviconErrors];
 
 export type GetFaviconResponses = {
     /**
@@ -678,15 +690,17 @@ export type GetOpenApiDocumentData = {
 
 export type GetOpenApiDocumentErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetOpenApiDocumentError = GetOpenApiDocumentErrors[keyof GetOpenApiDocumentErrors];
 
 export type GetOpenApiDocumentResponses = {
     /**
@@ -706,14 +720,14 @@ export type GetHealthData = {
 
 export type GetHealthErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
     /**
      * The instance is shutting down.
      */
