@@ -5,6 +5,7 @@ import { COMPONENTS, EXTRACTION_VERSION, extractionVersion } from '../../src/cac
 import { RedisExtractionStore, type Extraction } from '../../src/cache/extraction-store.js';
 import type { Metadata } from '../../generated/types.gen.js';
 import { testRedisUrl } from '../helpers/redis.js';
+import { metadataFor } from '../element/metadata-fixture.js';
 
 // A shared cache cannot serve a stale shape: the version in an extraction's Redis key is derived
 // from the Metadata schema (a new field, a changed type: a new key), and an entry read back is
@@ -39,24 +40,8 @@ test('a reworded description or example leaves the version as it is', () => {
   assert.is(extractionVersion(reworded), EXTRACTION_VERSION);
 });
 
-const NO_IMAGE = { url: null, width: null, height: null, type: null, alt: null, size: null, cors_safe: false };
-const METADATA: Metadata = {
-  title: 'Tide pools',
-  description: null,
-  url: 'http://site.test/',
-  image: NO_IMAGE,
-  type: 'website',
-  favicon: { ...NO_IMAGE, url: 'http://site.test/favicon.ico' },
-  og: {},
-  twitter: {},
-  safety_tags: [],
-  site_name: null,
-  lang: null,
-  author: null,
-  published_time: null,
-  theme_color: null,
-  embed: null,
-};
+// A whole answer (both images with every field): what the service stores.
+const METADATA = metadataFor('http://site.test') as Metadata;
 
 const stored = suite<{ redis: Redis; store: RedisExtractionStore }>('entries read back from Redis');
 stored.before(async (ctx) => {
