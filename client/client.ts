@@ -10,7 +10,10 @@ import { LinkPeekHttpError } from './errors.js';
 /** The client operations use when given none: set its base URL with `client.setConfig({ baseUrl })`. */
 export const client: Client = withLinkPeekHttpErrors(defaultClient);
 
-/** A client of the LinkPeek service at `baseUrl`, e.g. `createClient({ baseUrl: 'https://linkpeek.example' })`. */
+/**
+ * A client of the LinkPeek service at `baseUrl`, e.g. `createClient({ baseUrl: 'https://linkpeek.example' })`.
+ * With `fetch: withRetry()` it retries 429 and 503 answers after their Retry-After (retry.ts).
+ */
 export function createClient(config: Config & { baseUrl: string }): Client {
   checkBaseUrl(config?.baseUrl);
   return withLinkPeekHttpErrors(createGeneratedClient(config));

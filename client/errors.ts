@@ -35,3 +35,12 @@ function messageOf(body: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The LinkPeekHttpError an operation may throw, typed by status: narrowing on `status` types
+ * `body`, e.g. for `getMetadata`, `err.status === 422` gives an ApiError with `reason`, and
+ * `err.status === 400` a ValidationError. `TErrors` is the operation's generated `…Errors` type.
+ */
+export type LinkPeekHttpErrorOf<TErrors> = {
+  [S in keyof TErrors & number]: LinkPeekHttpError<TErrors[S]> & { readonly status: S };
+}[keyof TErrors & number];

@@ -1,6 +1,6 @@
 // The card's fixed markup. No untrusted value is ever part of it: the element fills the
 // pieces with textContent and checked URLs only: the data comes from untrusted pages.
-import type { ApiError, SafetyTag } from '../generated/types.gen.js';
+import type { FailureReason, SafetyTag } from '../generated/types.gen.js';
 
 /**
  * The whole card is one link; rel drops the opener and the referrer. Its accessible name is
@@ -38,7 +38,7 @@ export const ERROR_TITLE = 'Preview unavailable';
  * The error state's one line under the link, from the 422's `reason` (openapi.yaml): short words
  * for a reader of the page, not the API's own message. An unknown or missing reason adds no line.
  */
-export const REASON_TEXTS: Partial<Record<NonNullable<ApiError['reason']>, string>> = {
+export const REASON_TEXTS: Partial<Record<FailureReason, string>> = {
   http_status: 'The page answered with an error.',
   timeout: 'The site took too long to answer.',
   name_not_resolved: 'This address does not exist.',

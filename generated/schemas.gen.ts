@@ -259,14 +259,27 @@ export const ApiErrorSchema = {
             description: 'Human-readable message.'
         },
         reason: {
-            $ref: '#/components/schemas/FailureReason'
+            $ref: '#/components/schemas/OpenFailureReason'
         }
     }
 } as const;
 
+export const OpenFailureReasonSchema = {
+    description: 'A `FailureReason`, or a value a later version adds: open, so that a client that validates\nanswers or switches over `reason` keeps working when one is added. Treat an unknown value\nlike `unreachable`.\n',
+    anyOf: [
+        {
+            $ref: '#/components/schemas/FailureReason'
+        },
+        {
+            type: 'string'
+        }
+    ]
+} as const;
+
 export const FailureReasonSchema = {
     type: 'string',
-    description: 'What failed, for programs (the message says it for people): the `reason` of a metadata\n422 and of the image proxy\'s 502 and 504. More values may be added; treat an unknown one\nlike `unreachable`.\n`http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.\n`timeout`: the site did not answer within the fetch deadline.\n`name_not_resolved`: the host name does not resolve (DNS).\n`resolver_unavailable`: LinkPeek\'s own DNS resolver did not answer (nothing listens at its nameservers, or most of its recent queries went unanswered: `/healthz` says `degraded`); the site was not tried. Retry later.\n`too_many_redirects`: more redirects than the service follows.\n`redirect_loop`: a redirect came back to a URL already visited.\n`bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.\n`tls_certificate`: the site\'s TLS certificate is not valid.\n`connection_refused`: the site\'s address refused the connection.\n`unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).\n`empty_page`: the site answered with an empty body.\n`too_large`: the image proxy only: the image is larger than the service proxies.\n`undecodable`: the body\'s content encoding could not be decoded.\n`fetch_loop`: the request came from LinkPeek itself.\n`bot_check`: the site answered with a bot check (Cloudflare, Akamai, DataDome, PerimeterX, Imperva, AWS WAF) instead of the page, whatever its status.\n`consent_wall`: a redirect ended on a cookie-consent or login page (consent.google.com, consent.youtube.com, consent.yahoo.com, LinkedIn\'s authwall, Instagram\'s login, Facebook\'s login) instead of the page.\n',
+    'x-extensible-enum': true,
+    description: 'What failed, for programs (the message says it for people): the values of a metadata\n422\'s and the image proxy\'s 502\'s and 504\'s `reason` known to this version. Answers\ndeclare `reason` as `OpenFailureReason`, which also admits values added later; treat an\nunknown one like `unreachable`.\n`http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.\n`timeout`: the site did not answer within the fetch deadline.\n`name_not_resolved`: the host name does not resolve (DNS).\n`resolver_unavailable`: LinkPeek\'s own DNS resolver did not answer (nothing listens at its nameservers, or most of its recent queries went unanswered: `/healthz` says `degraded`); the site was not tried. Retry later.\n`too_many_redirects`: more redirects than the service follows.\n`redirect_loop`: a redirect came back to a URL already visited.\n`bad_redirect`: a redirect without a usable Location, or to a URL that may not be fetched.\n`tls_certificate`: the site\'s TLS certificate is not valid.\n`connection_refused`: the site\'s address refused the connection.\n`unreachable`: the site could not be reached (reset, unroutable, or an address LinkPeek may not fetch).\n`empty_page`: the site answered with an empty body.\n`too_large`: the image proxy only: the image is larger than the service proxies.\n`undecodable`: the body\'s content encoding could not be decoded.\n`fetch_loop`: the request came from LinkPeek itself.\n`bot_check`: the site answered with a bot check (Cloudflare, Akamai, DataDome, PerimeterX, Imperva, AWS WAF) instead of the page, whatever its status.\n`consent_wall`: a redirect ended on a cookie-consent or login page (consent.google.com, consent.youtube.com, consent.yahoo.com, LinkedIn\'s authwall, Instagram\'s login, Facebook\'s login) instead of the page.\n',
     enum: [
         'http_status',
         'timeout',
@@ -342,7 +355,7 @@ export const ProxyErrorSchema = {
             description: 'Human-readable message.'
         },
         reason: {
-            $ref: '#/components/schemas/FailureReason'
+            $ref: '#/components/schemas/OpenFailureReason'
         }
     }
 } as const;

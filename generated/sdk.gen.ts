@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { GetComponentData, GetComponentErrors, GetComponentResponses, GetDocsData, GetDocsErrors, GetDocsFileData, GetDocsFileErrors, GetDocsFileResponses, GetDocsResponses, GetDocsWithSlashData, GetDocsWithSlashErrors, GetDocsWithSlashResponses, GetFaviconData, GetFaviconErrors, GetFaviconResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetShowcaseData, GetShowcaseErrors, GetShowcaseResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
+import type { GetComponentData, GetComponentErrors, GetComponentResponses, GetDocsData, GetDocsErrors, GetDocsFileData, GetDocsFileErrors, GetDocsFileResponses, GetDocsResponses, GetDocsWithSlashData, GetDocsWithSlashErrors, GetDocsWithSlashResponses, GetFaviconData, GetFaviconErrors, GetFaviconResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetadataData, GetMetadataErrors, GetMetadataResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetReserveStylesheetData, GetReserveStylesheetErrors, GetReserveStylesheetResponses, GetShowcaseData, GetShowcaseErrors, GetShowcaseResponses, ProxyImageData, ProxyImageErrors, ProxyImageResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -60,6 +60,15 @@ export const proxyImage = <ThrowOnError extends boolean = false>(options: Option
  *
  */
 export const getComponent = <ThrowOnError extends boolean = false>(options?: Options<GetComponentData, ThrowOnError>) => (options?.client ?? client).get<GetComponentResponses, GetComponentErrors, ThrowOnError>({ url: '/component.js', ...options });
+
+/**
+ * A few CSS rules that reserve the card's height until the element is defined (no layout shift).
+ *
+ * Link it before the element's script: `<link rel="stylesheet" href="https://linkpeek.example/linkpeek-preview.css">`.
+ * A client that sends the `ETag` it holds in `If-None-Match` gets 304 while it is current.
+ *
+ */
+export const getReserveStylesheet = <ThrowOnError extends boolean = false>(options?: Options<GetReserveStylesheetData, ThrowOnError>) => (options?.client ?? client).get<GetReserveStylesheetResponses, GetReserveStylesheetErrors, ThrowOnError>({ url: '/linkpeek-preview.css', ...options });
 
 /**
  * The showcase page, a URL box with the element rendering live, and the curl and SDK examples.

@@ -154,13 +154,22 @@ export type ApiError = {
      * Human-readable message.
      */
     message: string;
-    reason?: FailureReason;
+    reason?: OpenFailureReason;
 };
 
 /**
- * What failed, for programs (the message says it for people): the `reason` of a metadata
- * 422 and of the image proxy's 502 and 504. More values may be added; treat an unknown one
+ * A `FailureReason`, or a value a later version adds: open, so that a client that validates
+ * answers or switches over `reason` keeps working when one is added. Treat an unknown value
  * like `unreachable`.
+ *
+ */
+export type OpenFailureReason = FailureReason | string;
+
+/**
+ * What failed, for programs (the message says it for people): the values of a metadata
+ * 422's and the image proxy's 502's and 504's `reason` known to this version. Answers
+ * declare `reason` as `OpenFailureReason`, which also admits values added later; treat an
+ * unknown one like `unreachable`.
  * `http_status`: the site answered an error status (4xx, 5xx) or another non-2xx one.
  * `timeout`: the site did not answer within the fetch deadline.
  * `name_not_resolved`: the host name does not resolve (DNS).
@@ -204,7 +213,7 @@ export type ProxyError = {
      * Human-readable message.
      */
     error: string;
-    reason?: FailureReason;
+    reason?: OpenFailureReason;
 };
 
 /**
@@ -436,15 +445,17 @@ export type GetComponentData = {
 
 export type GetComponentErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetComponentError = GetComponentErrors[keyof GetComponentErrors];
 
 export type GetComponentResponses = {
     /**
@@ -455,6 +466,42 @@ export type GetComponentResponses = {
 
 export type GetComponentResponse = GetComponentResponses[keyof GetComponentResponses];
 
+export type GetReserveStylesheetData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `ETag` of the copy the client holds; answered 304 while it is current.
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/linkpeek-preview.css';
+};
+
+export type GetReserveStylesheetErrors = {
+    /**
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
+     *
+     */
+    431: ApiError;
+};
+
+export type GetReserveStylesheetError = GetReserveStylesheetErrors[keyof GetReserveStylesheetErrors];
+
+export type GetReserveStylesheetResponses = {
+    /**
+     * The stylesheet.
+     */
+    200: Blob | File;
+};
+
+export type GetReserveStylesheetResponse = GetReserveStylesheetResponses[keyof GetReserveStylesheetResponses];
+
 export type GetShowcaseData = {
     body?: never;
     path?: never;
@@ -464,15 +511,17 @@ export type GetShowcaseData = {
 
 export type GetShowcaseErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetShowcaseError = GetShowcaseErrors[keyof GetShowcaseErrors];
 
 export type GetShowcaseResponses = {
     /**
@@ -498,15 +547,17 @@ export type GetDocsData = {
 
 export type GetDocsErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetDocsError = GetDocsErrors[keyof GetDocsErrors];
 
 export type GetDocsResponses = {
     /**
@@ -532,15 +583,17 @@ export type GetDocsWithSlashData = {
 
 export type GetDocsWithSlashErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetDocsWithSlashError = GetDocsWithSlashErrors[keyof GetDocsWithSlashErrors];
 
 export type GetDocsWithSlashResponses = {
     /**
@@ -561,9 +614,9 @@ export type GetDocsFileData = {
     };
     path: {
         /**
-         * One of `init.js`, `swagger-ui.css`, `swagger-ui-bundle.js`; any other name is answered 404.
+         * The reference page's script or stylesheet; any other name is answered 404.
          */
-        file: string;
+        file: 'init.js' | 'swagger-ui.css' | 'swagger-ui-bundle.js';
     };
     query?: never;
     url: '/docs/{file}';
@@ -602,15 +655,17 @@ export type GetFaviconData = {
 
 export type GetFaviconErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetFaviconError = GetFaviconErrors[keyof GetFaviconErrors];
 
 export type GetFaviconResponses = {
     /**
@@ -636,15 +691,17 @@ export type GetOpenApiDocumentData = {
 
 export type GetOpenApiDocumentErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
 };
+
+export type GetOpenApiDocumentError = GetOpenApiDocumentErrors[keyof GetOpenApiDocumentErrors];
 
 export type GetOpenApiDocumentResponses = {
     /**
@@ -664,14 +721,14 @@ export type GetHealthData = {
 
 export type GetHealthErrors = {
     /**
-     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
-     * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
-     * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
-     * connection is closed. Every path answers it so (see the description at the top); it is
-     * listed on the operations that have no other client error.
+     * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
+     * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
+     * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
+     * (see the description at the top); it is listed on the operations that have no other
+     * client error.
      *
      */
-    431: unknown;
+    431: ApiError;
     /**
      * The instance is shutting down.
      */

@@ -71,6 +71,18 @@ export class Reader {
     return value;
   }
 
+  /**
+   * An address to listen on: an IP address, never a name. A name would be looked up through the
+   * system's resolver at listen time, outside DNS_SERVERS, and a bad one ended in a stack trace.
+   */
+  listenAddress(name: string, fallback: string): string {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const address = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
+    if (isIP(address) === 0) throw new ConfigError(name, `"${value}" is not an IP address (names are not looked up): e.g. 0.0.0.0, 127.0.0.1 or ::`);
+    return address;
+  }
+
   httpUrl(name: string, fallback: string): string {
     return this.httpUrlOrNull(name) ?? fallback;
   }

@@ -92,7 +92,7 @@ export function loadConfig(env: Env = {}): Config {
   const read = new Reader(env);
   const config: Config = {
     port: read.int('PORT', 3000, { min: 0, max: 65535 }),
-    host: read.string('HOST', '0.0.0.0'),
+    host: read.listenAddress('HOST', '0.0.0.0'),
     publicBaseUrl: read.httpUrlOrNull('PUBLIC_BASE_URL'),
     trustProxy: read.bool('TRUST_PROXY', false),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),

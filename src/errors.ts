@@ -51,7 +51,7 @@ export class NotFound extends LinkPeekError {
 export class RateLimited extends LinkPeekError {
   readonly code = 'RATE_LIMITED';
   constructor(readonly retryAfterSeconds: number) {
-    super(`Too many requests; retry in ${retryAfterSeconds} seconds.`);
+    super(`Too many requests; retry in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`);
   }
 }
 

@@ -4,6 +4,7 @@
 import http from 'node:http';
 import type { Logger } from 'pino';
 import type { App } from './app.js';
+import { answerClientError } from './client-error.js';
 import type { Config } from './config.js';
 
 /**
@@ -22,6 +23,8 @@ export function createServer(app: App, config: Pick<Config, 'headersTimeoutMs' |
     },
     app.callback(),
   );
+  // A request Node cannot parse gets the API's JSON error shape and CORS, not a bare status.
+  server.on('clientError', answerClientError);
   // Node checks the timeouts above on this interval (default 30 s): check more often.
   (server as http.Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval = 1_000;
   return server;

@@ -24,6 +24,13 @@ test('the defaults are the documented ones', () => {
   assert.is(c.dnsServers, null);
 });
 
+test('HOST: an IPv4 or IPv6 address, IPv6 also in brackets', () => {
+  assert.equal(
+    ['127.0.0.1', '::', '[::1]'].map((HOST) => loadConfig({ HOST }).host),
+    ['127.0.0.1', '::', '::1'],
+  );
+});
+
 test('DNS_SERVERS: IPv4 and bracketed IPv6, each with an optional port', () => {
   const c = loadConfig({ DNS_SERVERS: '192.0.2.53, 127.0.0.1:5353,2001:db8::53,[2001:db8::53]:53' });
   assert.equal(c.dnsServers, ['192.0.2.53', '127.0.0.1:5353', '2001:db8::53', '[2001:db8::53]:53']);
@@ -53,6 +60,8 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ PORT: '70000' }, 'Invalid setting PORT: must be at most 65535'],
   [{ RATE_LIMIT_MAX: '-1' }, 'Invalid setting RATE_LIMIT_MAX: "-1" is not a whole number'],
   [{ RATE_LIMIT_WINDOW_MS: '0' }, 'Invalid setting RATE_LIMIT_WINDOW_MS: must be at least 1'],
+  [{ HOST: '999.1.1.1' }, 'Invalid setting HOST: "999.1.1.1" is not an IP address (names are not looked up): e.g. 0.0.0.0, 127.0.0.1 or ::'],
+  [{ HOST: 'localhost' }, 'Invalid setting HOST: "localhost" is not an IP address (names are not looked up): e.g. 0.0.0.0, 127.0.0.1 or ::'],
   [{ TRUST_PROXY: 'sometimes' }, 'Invalid setting TRUST_PROXY: "sometimes" is not true or false'],
   [{ LOG_LEVEL: 'loud' }, 'Invalid setting LOG_LEVEL: "loud" is not one of fatal, error, warn, info, debug, trace, silent'],
   [{ SHOWCASE_URL: 'ftp://x' }, 'Invalid setting SHOWCASE_URL: "ftp://x" is not an absolute http(s) URL'],

@@ -1,17 +1,23 @@
 // GET /docs (and /docs/): the API reference, rendered in the browser by Swagger UI from
-// /openapi.yaml. Every file comes from this origin (swagger-ui-dist in node_modules, and the two
-// small files below): no CDN, no web font, and Swagger UI's online validator badge is off, so the
-// page works offline and its CSP allows nothing but 'self'.
+// /openapi.yaml. Every file comes from this origin (Swagger UI's two files, copied by the build
+// into dist/docs/, and the two small files below): no CDN, no web font, and Swagger UI's online
+// validator badge is off, so the page works offline and its CSP allows nothing but 'self'.
+// swagger-ui-dist is a devDependency: the library and the CLI never install its 12 MB (nor its
+// telemetry postinstall), and the package's tarball leaves dist/docs/ out; a service run from
+// it answers 404 for /docs.
 
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { StaticAsset } from './static-asset.js';
 
-const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+/** Where the build puts Swagger UI's files (build-static.ts), with their compressed forms in `compressed/`. */
+export const DOCS_DIR = path.join(PACKAGE_ROOT, 'dist/docs');
+export const DOCS_PRECOMPRESSED_DIR = path.join(DOCS_DIR, 'compressed');
 
-/** Swagger UI's two large files, which the build compresses ahead (precompressed.ts). */
-export const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js'].map((name) => path.join(SWAGGER_UI_DIR, name));
+/** Swagger UI's two files, as served: the build copies them from swagger-ui-dist and compresses them ahead. */
+export const SWAGGER_UI_NAMES = ['swagger-ui.css', 'swagger-ui-bundle.js'] as const;
+export const SWAGGER_UI_FILES = SWAGGER_UI_NAMES.map((name) => path.join(DOCS_DIR, name));
 
 /** The files change only with a deploy (a new swagger-ui-dist or openapi.yaml). */
 const DOCS_CACHE_CONTROL = 'public, max-age=3600';
@@ -89,10 +95,18 @@ new MutationObserver(reachable).observe(document.getElementById('docs'), { child
 
 interface DocsFile {
   type: string;
-  load: () => Promise<Buffer>;
+  /** The bytes, or null when the build did not make the file (an install from the tarball). */
+  load: () => Promise<Buffer | null>;
 }
 
-const fromSwaggerUi = (name: string) => () => readFile(path.join(SWAGGER_UI_DIR, name));
+const fromSwaggerUi = (name: string) => async () => {
+  try {
+    return await readFile(path.join(DOCS_DIR, name));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+};
 
 const page: DocsFile = { type: 'text/html; charset=utf-8', load: async () => Buffer.from(PAGE) };
 
@@ -108,15 +122,24 @@ const FILES: Record<string, DocsFile> = {
 
 /** The asset at `pathname`, or null when /docs has no such file. */
 export function docsAssets(): (pathname: string) => Promise<StaticAsset | null> {
-  const loaded = new Map<DocsFile, Promise<StaticAsset>>();
+  const loaded = new Map<DocsFile, Promise<StaticAsset | null>>();
   return (pathname) => {
     const file = FILES[pathname];
     if (!file) return Promise.resolve(null);
     let asset = loaded.get(file);
     if (!asset) {
-      asset = file.load().then((bytes) => StaticAsset.load(bytes, { type: file.type, cacheControl: DOCS_CACHE_CONTROL }));
-      // A failed read is not kept: the next request tries again.
-      asset.catch(() => loaded.delete(file));
+      asset = file
+        .load()
+        .then((bytes) =>
+          bytes ? StaticAsset.load(bytes, { type: file.type, cacheControl: DOCS_CACHE_CONTROL }, { precompressedDir: DOCS_PRECOMPRESSED_DIR }) : null,
+        );
+      // A failed or missing read is not kept: the next request tries again (a build made meanwhile).
+      asset.then(
+        (made) => {
+          if (!made) loaded.delete(file);
+        },
+        () => loaded.delete(file),
+      );
       loaded.set(file, asset);
     }
     return asset;

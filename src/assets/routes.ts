@@ -3,6 +3,7 @@
 import type Koa from 'koa';
 import path from 'node:path';
 import type { Config } from '../config.js';
+import { NotFound } from '../errors.js';
 import { PATHS } from '../paths.js';
 import { componentBundle, DEFAULT_BUNDLE_PATH } from './component-bundle.js';
 import { DOCS_CSP, docsAssets } from './docs.js';
@@ -34,7 +35,9 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
 
     if (ctx.path === '/docs' || ctx.path.startsWith('/docs/')) {
       const asset = await docs(ctx.path);
-      if (!asset) return next();
+      // Not one of the files (openapi.yaml's enum), or not built: 404, before the router would
+      // call the name a bad parameter.
+      if (!asset) throw new NotFound(ctx.path);
       ctx.set('Content-Security-Policy', DOCS_CSP);
       asset.send(ctx);
       return;

@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { Metadata } from '../../generated/types.gen.js';
 import type { FetchFailure } from '../failure-reasons.js';
 import type { Failover } from '../store/failover.js';
+import { EXTRACTION_VERSION, storedExtractionCheck } from './extraction-shape.js';
 import { lruClock, remainingMs, type Clock } from './lifetime.js';
 
 /**
@@ -111,6 +112,7 @@ export class RedisExtractionStore implements ExtractionStore {
   readonly kind = 'redis';
   private readonly prefix: string;
   private readonly claimPrefix: string;
+  private readonly isExtraction = storedExtractionCheck();
 
   /** `keyPrefix` (REDIS_KEY_PREFIX) keeps deployments that share one Redis apart. */
   constructor(
@@ -118,15 +120,23 @@ export class RedisExtractionStore implements ExtractionStore {
     keyPrefix: string,
     private readonly now: Clock = Date.now,
   ) {
-    // The number names what an entry may hold; it changes with that, so an entry written under
-    // older rules (a `url` that kept the requester's fragment, no `expiresAt`) is never served.
-    this.prefix = `${keyPrefix}x4:`;
+    // The version names what an entry may hold (extraction-shape.ts: the rules and the Metadata
+    // schema); it changes with that, so an entry written under older rules or schema is never served.
+    this.prefix = `${keyPrefix}${EXTRACTION_VERSION}:`;
     this.claimPrefix = `${keyPrefix}claim:`;
   }
 
   async get(key: string): Promise<Extraction | undefined> {
     const raw = await this.redis.get(this.prefix + key);
-    return raw === null ? undefined : (JSON.parse(raw) as Extraction);
+    if (raw === null) return undefined;
+    // An entry that is not JSON or not of this version's shape is a miss: the fresh extraction replaces it.
+    let stored: unknown;
+    try {
+      stored = JSON.parse(raw);
+    } catch {
+      return undefined;
+    }
+    return this.isExtraction(stored) ? (stored as Extraction) : undefined;
   }
 
   async set(key: string, value: Extraction): Promise<void> {

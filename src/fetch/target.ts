@@ -35,8 +35,17 @@ export function parseTarget(raw: string, opts: TargetOptions): URL {
   const url = URL.parse(raw);
   if (!url) invalid('must be an absolute http or https URL');
   const problem = targetProblem(url, opts);
-  if (problem) invalid(problem);
+  if (problem) invalid(problem + schemeHint(raw, url));
   return url;
+}
+
+/**
+ * "site.test:33947/" parses as the scheme "site.test:": when the scheme is a host followed by a
+ * port, the message says what was probably meant.
+ */
+function schemeHint(raw: string, url: URL): string {
+  if (ALLOWED_SCHEMES.includes(url.protocol) || !/^[a-z0-9.-]+:\d{1,5}(?:[/?#]|$)/i.test(raw)) return '';
+  return `; did you mean http://${raw.slice(0, 100)}?`;
 }
 
 /**

@@ -9,7 +9,7 @@ test('openapi.yaml is a valid OpenAPI document (the service starts without check
   const api = new OpenAPIBackend({ definition: OPENAPI_PATH, strict: true, validate: true });
   await api.init(); // strict, not quick: validates the document against the OpenAPI schema, throws on errors
   assert.not.throws(() => api.validateDefinition());
-  assert.is(api.getOperations().length, 11);
+  assert.is(api.getOperations().length, 12);
 });
 
 test('unknown paths answer 404 JSON with CORS', async () => {

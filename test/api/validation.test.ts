@@ -51,6 +51,7 @@ const badUrls: Array<[string, string, string]> = [
   ['javascript: scheme', 'javascript:alert(1)', 'must be an absolute http or https URL, not javascript:'],
   ['file: scheme', 'file:///etc/passwd', 'must be an absolute http or https URL, not file:'],
   ['data: scheme', 'data:text/html,<b>x</b>', 'must be an absolute http or https URL, not data:'],
+  ['host and port without a scheme', 'site.test:33947/', 'must be an absolute http or https URL, not site.test:; did you mean http://site.test:33947/?'],
   ['relative url', '/just/a/path', 'must be an absolute http or https URL'],
   ['unparseable url', 'http://exa mple.com/', 'must be an absolute http or https URL'],
   ['credentials in url', 'https://user:password@example.com/', 'must not contain credentials (user:password@)'],

@@ -23,12 +23,14 @@ const read = (file: string) => readFileSync(REPO_ROOT + file, 'utf8');
 
 /** How a block is checked, or null. */
 function checkOf(block: CodeBlock): string | null {
+  if (block.lang === 'ts' && block.text.includes("dnsServers: ['127.0.0.1:5300']")) return 'run on the sample page: test/docs/try-offline.test.ts';
   if (importsEngine(block)) return 'compiled and run in a project that installed the packed engine: test/engine/package.test.ts';
   if (block.lang === 'ts') return 'compiled against the packed SDK: test/client/package.test.ts';
   if (block.lang === 'html') return 'element attributes and data-meta: this file';
   if (block.lang === 'js') return 'type-checked against the DOM: this file';
   if (block.lang === 'css') return 'the rules of element/linkpeek-preview.css: this file';
   if (block.lang !== 'sh') return null;
+  if (/^npm run try:offline/.test(block.text)) return 'run on the sample page: test/docs/try-offline.test.ts';
   if (/^\$? ?curl /m.test(block.text)) return 'run against a live service: this file';
   if (/npm pack \.\/client/.test(block.text)) return 'run by test/client/package.test.ts';
   if (/^docker /m.test(block.text)) return 'Dockerfile and compose.yaml: test/docs/container.test.ts, .ci/production-path';

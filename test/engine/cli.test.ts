@@ -1,9 +1,11 @@
 import { suite, test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { checkedRequest, startService, type Service } from '../helpers/service.js';
-import { LOCAL_DNS_SERVERS } from '../helpers/local-dns.js';
+import { LOCAL_DNS_SERVERS, localDns } from '../helpers/local-dns.js';
+import { HELP } from '../../src/cli-help.js';
 import { startProcess } from '../helpers/process.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 
@@ -85,19 +87,46 @@ cli('what the API answers 400 is refused in its words, naming the argument, exit
 
 test('usage and settings: a line naming what is wrong, exit 2', async () => {
   const usage = 'usage: linkpeek <url> [--prefer og|twitter]\n       linkpeek serve\n';
-  const [none, two, help, unknown, setting] = await Promise.all([
+  const [none, two, unknown, typo, setting] = await Promise.all([
     linkpeek([]),
     linkpeek(['a', 'b']),
-    linkpeek(['--help']),
+    linkpeek(['--colour', 'http://a.example/']),
     linkpeek(['--perfer', 'twitter', 'http://a.example/']),
     linkpeek(['http://a.example/'], { FETCH_TIMEOUT_MS: 'soon' }),
   ]);
   assert.equal(none, { code: 2, stdout: '', stderr: `linkpeek: ${usage}` });
   assert.equal(two, { code: 2, stdout: '', stderr: `linkpeek: ${usage}` });
-  assert.equal(help, { code: 0, stdout: usage, stderr: '' });
-  assert.is(unknown.code, 2);
-  assert.match(unknown.stderr, /^linkpeek: Unknown option '--perfer'/);
+  assert.equal(unknown, { code: 2, stdout: '', stderr: `linkpeek: unknown option --colour\n${usage}` });
+  assert.equal(typo, { code: 2, stdout: '', stderr: `linkpeek: unknown option --perfer; did you mean --prefer?\n${usage}` });
   assert.equal(setting, { code: 2, stdout: '', stderr: 'linkpeek: Invalid setting FETCH_TIMEOUT_MS: "soon" is not a whole number\n' });
+});
+
+test('--help names the settings to know first, the exit codes and the README; --version is the package version', async () => {
+  const [help, short, version] = await Promise.all([linkpeek(['--help']), linkpeek(['-h']), linkpeek(['--version'])]);
+  assert.equal(help, { code: 0, stdout: `${HELP}\n`, stderr: '' });
+  assert.equal(short, help);
+  for (const said of [
+    'ALLOW_PRIVATE_NETWORKS=true',
+    'DNS_SERVERS=',
+    '  2  bad input',
+    '  1  the page could not be previewed',
+    'https://github.com/linkpeek/linkpeek#readme',
+  ]) {
+    assert.ok(help.stdout.includes(said), said);
+  }
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  assert.equal(version, { code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+});
+
+test('a page whose name leads to a private address: the refusal names ALLOW_PRIVATE_NETWORKS, exit 1', async () => {
+  localDns.set('intranet.test', { A: ['127.0.0.1'] });
+  const run = await linkpeek(['http://intranet.test:8080/'], { ALLOW_PRIVATE_NETWORKS: 'false' });
+  assert.equal(run, {
+    code: 1,
+    stdout: '',
+    stderr:
+      'linkpeek: The site could not be reached. Its address is private, loopback or reserved: set ALLOW_PRIVATE_NETWORKS=true to preview pages of your own network. (unreachable)\n',
+  });
 });
 
 test('linkpeek serve runs the service, which stops on SIGTERM', async () => {

@@ -59,6 +59,13 @@ test("the packed package installs into an empty project, where the README's libr
       shipped.filter((f) => !/^(dist\/|openapi\.yaml$|package\.json$|README\.md$|LICENSE$)/.test(f) || f.endsWith('.map')),
       [],
     );
+    // A lean library: the API reference's assets (Swagger UI, built into dist/docs/) stay out, and
+    // so does swagger-ui-dist with its telemetry postinstall (@scarf/scarf).
+    assert.equal(
+      shipped.filter((f) => f.startsWith('dist/docs/') || f.startsWith('dist/.')),
+      [],
+    );
+    assert.not.ok('swagger-ui-dist' in pkg.dependencies, 'swagger-ui-dist is only needed to build');
 
     const project = path.join(work, 'app');
     mkdirSync(project);
@@ -66,6 +73,7 @@ test("the packed package installs into an empty project, where the README's libr
     writeFileSync(path.join(project, 'package.json'), JSON.stringify(manifest));
     writeFileSync(path.join(project, 'package-lock.json'), JSON.stringify(lock));
     await run(npm, ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: project });
+    for (const serviceOnly of ['swagger-ui-dist', '@scarf/scarf']) assert.not.ok(existsSync(path.join(project, 'node_modules', serviceOnly)), serviceOnly);
 
     // The README's TypeScript, strict, against the installed types (of the package's dependencies
     // too, unchecked as `tsc --init` leaves them); then run, on the local page.

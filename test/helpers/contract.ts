@@ -71,7 +71,12 @@ export function assertContract(res: ReceivedResponse): void {
   const errorSchema = res.path === '/v1/cors-proxy' ? 'ProxyError' : 'ApiError';
   const errorBody = { content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorSchema}` } } } };
   const op = item?.[res.method.toLowerCase() === 'head' ? 'get' : res.method.toLowerCase()];
-  if (!item) {
+  if (res.method === 'OPTIONS') {
+    // Any path: a CORS preflight, 204 with no body (openapi.yaml info.description).
+    if (res.status !== 204) problems.push('OPTIONS must answer 204');
+    if (res.headers.get('access-control-allow-methods') !== 'GET, HEAD') problems.push('OPTIONS must allow GET, HEAD');
+    response = { description: 'preflight' };
+  } else if (!item) {
     // Unknown paths: 404 with an ApiError body (openapi.yaml info.description).
     if (res.status !== 404) problems.push('an undocumented path must answer 404');
     response = errorBody;
@@ -86,6 +91,11 @@ export function assertContract(res: ReceivedResponse): void {
   }
   if (res.headers.get('access-control-allow-origin') !== '*') problems.push('Access-Control-Allow-Origin is not *');
   if (response) {
+    // The rate limit's headers go out on every answer of a limited operation: each status says so.
+    const declared = new Set(Object.keys(response.headers ?? {}).map((name) => name.toLowerCase()));
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+      if (res.headers.has(name) && !declared.has(name)) problems.push(`header ${name} is sent but not declared for ${res.status}`);
+    }
     for (const [name, header] of Object.entries<Json>(response.headers ?? {})) {
       const value = res.headers.get(name);
       if (value === null) {

@@ -52,6 +52,14 @@ test('a HOST that is not an address of this machine: exit 2 and one line naming 
   assert.is(run.stderr, 'Invalid setting HOST: 192.0.2.1 is not an address of this machine\n');
 });
 
+test('HOST=999.1.1.1, which is no address: exit 2 and one line naming HOST, and no lookup of it', () => {
+  const run = runMain({ PORT: '0', HOST: '999.1.1.1' });
+  assert.equal(
+    [run.status, run.stderr],
+    [2, 'Invalid setting HOST: "999.1.1.1" is not an IP address (names are not looked up): e.g. 0.0.0.0, 127.0.0.1 or ::\n'],
+  );
+});
+
 test('DNS_SERVERS naming a host instead of an address: exit 2 and one line naming DNS_SERVERS', () => {
   const run = runMain({ PORT: '0', DNS_SERVERS: 'dns.google' });
   assert.is(run.status, 2);

@@ -8,6 +8,7 @@ import { FallbackExtractionStore, MemoryExtractionStore, RedisExtractionStore, t
 import { startFreezingProxy, type FreezingProxy } from '../helpers/freezing-proxy.js';
 import { testRedisAddress } from '../helpers/redis.js';
 import { until } from '../helpers/until.js';
+import { EXTRACTION_VERSION } from '../../src/cache/extraction-shape.js';
 
 // A Redis that accepts connections and never answers (here: a proxy in front of the real Redis
 // that holds every byte) trips the same failover as one that refuses connections, within the
@@ -66,7 +67,7 @@ stall('trips the failover at the deadline; later operations go to memory without
     assert.equal(await store.get('stall:a'), failure('in redis'), 'back on Redis');
   } finally {
     failover.close();
-    await redis.del('lp:x4:stall:a');
+    await redis.del(`lp:${EXTRACTION_VERSION}:stall:a`);
   }
 });
 
