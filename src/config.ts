@@ -72,7 +72,10 @@ export interface Config {
   safeBrowsingApiKey: string | null;
   safeBrowsingUrl: string;
 
+  /** From the signal: how long requests in flight, those accepted while draining included, may still finish. */
   shutdownGraceMs: number;
+  /** From the signal: how long the listener stays open with /healthz answering 503 `stopping`; at most the grace. */
+  shutdownDrainMs: number;
   /** Slow-client limits of the HTTP server, tighter than Node's 60 s / 300 s. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -147,6 +150,7 @@ export function loadConfig(env: Env = {}): Config {
     safeBrowsingUrl: read.httpUrl('SAFE_BROWSING_URL', 'https://safebrowsing.googleapis.com/v4/threatMatches:find'),
 
     shutdownGraceMs: read.int('SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
+    shutdownDrainMs: 0, // set below: its default depends on SHUTDOWN_GRACE_MS
     headersTimeoutMs: read.int('HEADERS_TIMEOUT_MS', 10_000, { min: 1 }),
     requestTimeoutMs: read.int('REQUEST_TIMEOUT_MS', 15_000, { min: 1 }),
     keepAliveTimeoutMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 1 }),
@@ -166,6 +170,13 @@ export function loadConfig(env: Env = {}): Config {
   // The sum of the two stages' own bounds, so neither is cut shorter than its setting says by
   // default; what it adds is one bound over both and what lies between them (the scan after the
   // last byte, the rules): a fetch that ends late leaves the enrichment only what remains.
+  // A load balancer needs a few of its health checks (often 2 to 3 of 1 to 2 s) to see `stopping`
+  // and send no more: 5 s, but never more than half of the grace, so what it accepted last has
+  // the other half to finish.
+  config.shutdownDrainMs = read.int('SHUTDOWN_DRAIN_MS', Math.min(5_000, Math.floor(config.shutdownGraceMs / 2)), { min: 0 });
+  if (config.shutdownDrainMs > config.shutdownGraceMs) {
+    throw new ConfigError('SHUTDOWN_DRAIN_MS', `must be at most SHUTDOWN_GRACE_MS (${config.shutdownGraceMs})`);
+  }
   config.requestDeadlineMs = read.int('REQUEST_DEADLINE_MS', config.fetchTimeoutMs + config.enrichBudgetMs, { min: 1 });
   return config;
 }

@@ -47,6 +47,12 @@ test('DNS_TIMEOUT_MS defaults to no longer than the enrichment budget, 500 ms at
   assert.is(loadConfig({ ENRICH_BUDGET_MS: '1000', DNS_TIMEOUT_MS: '1800' }).dnsTimeoutMs, 1800);
 });
 
+test('SHUTDOWN_DRAIN_MS defaults to 5 s, at most half the grace', () => {
+  assert.is(loadConfig({}).shutdownDrainMs, 5000);
+  assert.is(loadConfig({ SHUTDOWN_GRACE_MS: '4000' }).shutdownDrainMs, 2000);
+  assert.is(loadConfig({ SHUTDOWN_GRACE_MS: '4000', SHUTDOWN_DRAIN_MS: '4000' }).shutdownDrainMs, 4000);
+});
+
 const bad: Array<[Record<string, string>, string]> = [
   [{ PORT: 'eighty' }, 'Invalid setting PORT: "eighty" is not a whole number'],
   [{ PORT: '70000' }, 'Invalid setting PORT: must be at most 65535'],
@@ -66,6 +72,7 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ DNS_SERVERS: '127.0.0.1,' }, 'Invalid setting DNS_SERVERS: "" is not an IP address with an optional port (IPv6 in brackets when a port follows)'],
   [{ DNS_TIMEOUT_MS: '8000' }, 'Invalid setting DNS_TIMEOUT_MS: must be below FETCH_TIMEOUT_MS (8000)'],
   [{ DNS_TIMEOUT_MS: '0' }, 'Invalid setting DNS_TIMEOUT_MS: must be at least 1'],
+  [{ SHUTDOWN_DRAIN_MS: '10001' }, 'Invalid setting SHUTDOWN_DRAIN_MS: must be at most SHUTDOWN_GRACE_MS (10000)'],
   [{ SCAN_BUDGET_MS: '0' }, 'Invalid setting SCAN_BUDGET_MS: must be at least 1'],
   [{ REQUEST_DEADLINE_MS: 'soon' }, 'Invalid setting REQUEST_DEADLINE_MS: "soon" is not a whole number'],
   [{ ALLOW_PRIVATE_NETWORKS: 'yes please' }, 'Invalid setting ALLOW_PRIVATE_NETWORKS: "yes please" is not true or false'],

@@ -20,6 +20,7 @@ type ServiceSetting =
   | 'redisKeyPrefix'
   | 'metricsPort'
   | 'shutdownGraceMs'
+  | 'shutdownDrainMs'
   | 'headersTimeoutMs'
   | 'requestTimeoutMs'
   | 'keepAliveTimeoutMs'
@@ -39,6 +40,7 @@ const SERVICE_SETTINGS: ReadonlySet<string> = new Set<ServiceSetting>([
   'redisKeyPrefix',
   'metricsPort',
   'shutdownGraceMs',
+  'shutdownDrainMs',
   'headersTimeoutMs',
   'requestTimeoutMs',
   'keepAliveTimeoutMs',

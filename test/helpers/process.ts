@@ -34,7 +34,17 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
   const [command, args] = entry === 'npm start' ? [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['start']] : [process.execPath, ENTRY_ARGS[entry]];
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: LOCAL_DNS_SERVERS, ...env },
+    // No drain unless a test asks for one: no load balancer watches these processes' /healthz.
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      DNS_SERVERS: LOCAL_DNS_SERVERS,
+      SHUTDOWN_DRAIN_MS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Array<Record<string, unknown>> = [];
