@@ -2,6 +2,7 @@
 // Only src/main.ts reads process.env and hands it to loadConfig; everything else receives Config.
 
 import { ConfigError, type Env, Reader } from './config-reader.js';
+import { parseTrustProxy, type TrustProxySetting } from './trusted-proxies.js';
 
 export { ConfigError };
 
@@ -10,14 +11,16 @@ export interface Config {
   host: string;
   /** Absolute base for URLs the service writes (302 Location); when unset, the request's scheme and Host (api/showcase-location.ts). */
   publicBaseUrl: string | null;
-  /** Take the client IP from X-Forwarded-For (behind a load balancer). */
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For is believed (trusted-proxies.ts): false, true (one proxy, any address) or the proxies' addresses and CIDRs. */
+  trustProxy: TrustProxySetting;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** The page a metadata request without `url` is redirected to. */
   showcaseUrl: string;
   /** Requests per window per client IP over the two data paths (paths.ts DATA_PATHS); 0 disables. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
+  /** Requests per window per IPv6 /48, over all its /64s together; 0 disables. */
+  rateLimitIpv6SiteMax: number;
   redisUrl: string | null;
   /** Longest a Redis operation may take; past it the instance falls back to its memory stores. */
   redisTimeoutMs: number;
@@ -93,12 +96,13 @@ export function loadConfig(env: Env = {}): Config {
     port: read.int('PORT', 3000, { min: 0, max: 65535 }),
     host: read.string('HOST', '0.0.0.0'),
     publicBaseUrl: read.httpUrlOrNull('PUBLIC_BASE_URL'),
-    trustProxy: read.bool('TRUST_PROXY', false),
+    trustProxy: trustProxy(read.stringOrNull('TRUST_PROXY')),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     // A public page rich in og and twitter tags (docs/SPEC.md: the 302 "default showcase page").
     showcaseUrl: read.httpUrl('SHOWCASE_URL', 'https://github.com/'),
     rateLimitMax: read.int('RATE_LIMIT_MAX', 20, { min: 0 }),
     rateLimitWindowMs: read.int('RATE_LIMIT_WINDOW_MS', 10_000, { min: 1 }),
+    rateLimitIpv6SiteMax: 0, // set below: its default depends on RATE_LIMIT_MAX
     redisUrl: read.redisUrlOrNull('REDIS_URL'),
     // Redis answers in well under a millisecond on a local network; 250 ms is a stall, not load.
     redisTimeoutMs: read.int('REDIS_TIMEOUT_MS', 250, { min: 1 }),
@@ -170,6 +174,9 @@ export function loadConfig(env: Env = {}): Config {
   // The sum of the two stages' own bounds, so neither is cut shorter than its setting says by
   // default; what it adds is one bound over both and what lies between them (the scan after the
   // last byte, the rules): a fetch that ends late leaves the enrichment only what remains.
+  // One site (an IPv6 /48) gets ten clients' budgets: room for a household or an office of
+  // several people asking at once, where each of its 65,536 /64s would have had a full budget.
+  config.rateLimitIpv6SiteMax = read.int('RATE_LIMIT_IPV6_48_MAX', 10 * config.rateLimitMax, { min: 0 });
   // A load balancer needs a few of its health checks (often 2 to 3 of 1 to 2 s) to see `stopping`
   // and send no more: 5 s, but never more than half of the grace, so what it accepted last has
   // the other half to finish.
@@ -179,4 +186,11 @@ export function loadConfig(env: Env = {}): Config {
   }
   config.requestDeadlineMs = read.int('REQUEST_DEADLINE_MS', config.fetchTimeoutMs + config.enrichBudgetMs, { min: 1 });
   return config;
+}
+
+function trustProxy(text: string | null): TrustProxySetting {
+  if (text === null) return false;
+  const setting = parseTrustProxy(text);
+  if (typeof setting === 'object' && 'error' in setting) throw new ConfigError('TRUST_PROXY', setting.error);
+  return setting;
 }

@@ -15,6 +15,7 @@ type ServiceSetting =
   | 'showcaseUrl'
   | 'rateLimitMax'
   | 'rateLimitWindowMs'
+  | 'rateLimitIpv6SiteMax'
   | 'redisUrl'
   | 'redisTimeoutMs'
   | 'redisKeyPrefix'
@@ -35,6 +36,7 @@ const SERVICE_SETTINGS: ReadonlySet<string> = new Set<ServiceSetting>([
   'showcaseUrl',
   'rateLimitMax',
   'rateLimitWindowMs',
+  'rateLimitIpv6SiteMax',
   'redisUrl',
   'redisTimeoutMs',
   'redisKeyPrefix',
