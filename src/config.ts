@@ -26,8 +26,10 @@ export interface Config {
   redisTimeoutMs: number;
   /** Prefix of every Redis key, so deployments can share one Redis. */
   redisKeyPrefix: string;
-  /** A separate listener for /metrics (off the public port); null serves it on the public port. */
+  /** A separate listener for /metrics (off the public port). */
   metricsPort: number | null;
+  /** Without METRICS_PORT, serve /metrics on the public port: the operator's explicit choice, off by default. */
+  metricsPublic: boolean;
 
   /** Lets upstream fetches reach loopback and private ranges: local development and tests only. */
   allowPrivateNetworks: boolean;
@@ -108,6 +110,9 @@ export function loadConfig(env: Env = {}): Config {
     redisTimeoutMs: read.int('REDIS_TIMEOUT_MS', 250, { min: 1 }),
     redisKeyPrefix: read.keyPrefix('REDIS_KEY_PREFIX', 'lp:'),
     metricsPort: read.intOrNull('METRICS_PORT', { min: 1, max: 65535 }),
+    // The runtime's internals are nobody's business on the internet, and rendering them costs
+    // milliseconds a request that no rate limit counts.
+    metricsPublic: read.bool('METRICS_PUBLIC', false),
 
     allowPrivateNetworks: read.bool('ALLOW_PRIVATE_NETWORKS', false),
     fetchTimeoutMs: read.int('FETCH_TIMEOUT_MS', 8_000, { min: 1 }),

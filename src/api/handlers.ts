@@ -73,8 +73,9 @@ export function createHandlers({ config, metadata, proxy, health, metrics, respo
     },
 
     async getMetrics(_c: ApiContext, ctx: Context) {
-      // With METRICS_PORT, metrics are served only on that listener (src/metrics-server.ts).
-      if (config.metricsPort !== null) throw new NotFound(ctx.path);
+      // With METRICS_PORT, metrics are served only on that listener (src/metrics-server.ts); on
+      // the public port only when the operator asked for it.
+      if (config.metricsPort !== null || !config.metricsPublic) throw new NotFound(ctx.path);
       ctx.set('Cache-Control', 'no-store');
       ctx.type = metrics.registry.contentType;
       ctx.body = await metrics.registry.metrics();

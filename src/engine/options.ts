@@ -20,6 +20,7 @@ type ServiceSetting =
   | 'redisTimeoutMs'
   | 'redisKeyPrefix'
   | 'metricsPort'
+  | 'metricsPublic'
   | 'shutdownGraceMs'
   | 'shutdownDrainMs'
   | 'headersTimeoutMs'
@@ -41,6 +42,7 @@ const SERVICE_SETTINGS: ReadonlySet<string> = new Set<ServiceSetting>([
   'redisTimeoutMs',
   'redisKeyPrefix',
   'metricsPort',
+  'metricsPublic',
   'shutdownGraceMs',
   'shutdownDrainMs',
   'headersTimeoutMs',

@@ -15,7 +15,8 @@ import { LOCAL_DNS_SERVERS } from './local-dns.js';
  * Defaults for tests: quiet logs, loopback upstreams allowed (the upstreams are test servers), and
  * names resolved by an empty loopback nameserver, never the system's resolvers.
  */
-export const TEST_ENV: Record<string, string> = { LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: LOCAL_DNS_SERVERS };
+// METRICS_PUBLIC: the tests read /metrics on the one port they started.
+export const TEST_ENV: Record<string, string> = { LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: LOCAL_DNS_SERVERS, METRICS_PUBLIC: 'true' };
 
 export interface CheckedResponse {
   status: number;
