@@ -435,6 +435,12 @@ export type GetComponentData = {
 
 export type GetComponentErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
      * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
      * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
@@ -444,6 +450,8 @@ export type GetComponentErrors = {
      */
     431: unknown;
 };
+
+export type GetComponentError = GetComponentErrors[keyof GetComponentErrors];
 
 export type GetComponentResponses = {
     /**
@@ -463,6 +471,12 @@ export type GetShowcaseData = {
 
 export type GetShowcaseErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
      * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
      * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
@@ -472,6 +486,8 @@ export type GetShowcaseErrors = {
      */
     431: unknown;
 };
+
+export type GetShowcaseError = GetShowcaseErrors[keyof GetShowcaseErrors];
 
 export type GetShowcaseResponses = {
     /**
@@ -497,6 +513,12 @@ export type GetDocsData = {
 
 export type GetDocsErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
      * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
      * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
@@ -506,6 +528,8 @@ export type GetDocsErrors = {
      */
     431: unknown;
 };
+
+export type GetDocsError = GetDocsErrors[keyof GetDocsErrors];
 
 export type GetDocsResponses = {
     /**
@@ -531,6 +555,12 @@ export type GetDocsWithSlashData = {
 
 export type GetDocsWithSlashErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
      * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
      * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
@@ -540,6 +570,8 @@ export type GetDocsWithSlashErrors = {
      */
     431: unknown;
 };
+
+export type GetDocsWithSlashError = GetDocsWithSlashErrors[keyof GetDocsWithSlashErrors];
 
 export type GetDocsWithSlashResponses = {
     /**
@@ -573,6 +605,12 @@ export type GetDocsFileErrors = {
      * No such file.
      */
     404: ApiError;
+    /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
 };
 
 export type GetDocsFileError = GetDocsFileErrors[keyof GetDocsFileErrors];
@@ -601,6 +639,12 @@ export type GetFaviconData = {
 
 export type GetFaviconErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
      * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
      * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
@@ -610,6 +654,8 @@ export type GetFaviconErrors = {
      */
     431: unknown;
 };
+
+export type GetFaviconError = GetFaviconErrors[keyof GetFaviconErrors];
 
 export type GetFaviconResponses = {
     /**
@@ -635,6 +681,12 @@ export type GetOpenApiDocumentData = {
 
 export type GetOpenApiDocumentErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
      * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
      * body and none of LinkPeek's own headers (not even `Access-Control-Allow-Origin`), and the
@@ -644,6 +696,8 @@ export type GetOpenApiDocumentErrors = {
      */
     431: unknown;
 };
+
+export type GetOpenApiDocumentError = GetOpenApiDocumentErrors[keyof GetOpenApiDocumentErrors];
 
 export type GetOpenApiDocumentResponses = {
     /**
@@ -662,6 +716,12 @@ export type GetHealthData = {
 };
 
 export type GetHealthErrors = {
+    /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
     /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). Node's
      * HTTP server answers this itself, before LinkPeek reads the request, so the answer has no
@@ -700,6 +760,12 @@ export type GetMetricsErrors = {
      * Metrics are served on METRICS_PORT, not here.
      */
     404: ApiError;
+    /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
 };
 
 export type GetMetricsError = GetMetricsErrors[keyof GetMetricsErrors];

@@ -15,6 +15,7 @@ import { errorBoundary } from './api/error-boundary.js';
 import { refuseFetchLoops } from './api/fetch-loop.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { rateLimit } from './api/rate-limit.js';
+import { clientConcurrency } from './api/client-concurrency.js';
 import { cachedAnswers } from './api/cached-answer.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter } from './api/router.js';
@@ -117,7 +118,9 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   // answers and static files come already compressed (content-coding.ts) and are skipped.
   koa.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   koa.use(errorBoundary(logger));
-  koa.use(rateLimit(limiter, new ProxyTrust(config.trustProxy), (route) => metrics.rateLimited.inc({ route })));
+  const trust = new ProxyTrust(config.trustProxy);
+  koa.use(clientConcurrency(config.maxRequestsInFlightPerClient, trust));
+  koa.use(rateLimit(limiter, trust, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);
   koa.use(cachedAnswers(responses, () => hits.inc()));
   koa.use(assetRoutes(config));

@@ -19,6 +19,10 @@ export interface Config {
   /** Requests per window per client IP over the two data paths (paths.ts DATA_PATHS); 0 disables. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
+  /** Requests of one client in flight at once, on every path (api/client-concurrency.ts); 0 disables. */
+  maxRequestsInFlightPerClient: number;
+  /** Open connections of one client (IPv4 address, IPv6 /64), trusted proxies excepted (connection-cap.ts); 0 disables. */
+  maxConnectionsPerClient: number;
   /** Requests per window per IPv6 /48, over all its /64s together; 0 disables. */
   rateLimitIpv6SiteMax: number;
   redisUrl: string | null;
@@ -105,6 +109,11 @@ export function loadConfig(env: Env = {}): Config {
     rateLimitMax: read.int('RATE_LIMIT_MAX', 20, { min: 0 }),
     rateLimitWindowMs: read.int('RATE_LIMIT_WINDOW_MS', 10_000, { min: 1 }),
     rateLimitIpv6SiteMax: 0, // set below: its default depends on RATE_LIMIT_MAX
+    // A browser opens at most 6 connections to one origin, and a household or an office shares
+    // one IPv4 address; 32 is far from both and far from the 5,000 an attacker opened.
+    maxConnectionsPerClient: read.int('MAX_CONNECTIONS_PER_CLIENT', 32, { min: 0 }),
+    // The data endpoints allow 20 requests per 10 s, each of which may last its 9.5 s deadline.
+    maxRequestsInFlightPerClient: read.int('MAX_REQUESTS_IN_FLIGHT_PER_CLIENT', 24, { min: 0 }),
     redisUrl: read.redisUrlOrNull('REDIS_URL'),
     // Redis answers in well under a millisecond on a local network; 250 ms is a stall, not load.
     redisTimeoutMs: read.int('REDIS_TIMEOUT_MS', 250, { min: 1 }),

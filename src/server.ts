@@ -5,6 +5,8 @@ import http from 'node:http';
 import type { Logger } from 'pino';
 import type { App } from './app.js';
 import type { Config } from './config.js';
+import { capConnectionsPerClient } from './connection-cap.js';
+import { ProxyTrust } from './trusted-proxies.js';
 
 /**
  * Slow-client limits (Config), tighter than Node's defaults (headersTimeout 60 s, requestTimeout
@@ -13,7 +15,10 @@ import type { Config } from './config.js';
  * 5 s: an idle keep-alive connection is closed after 5 s — keep a load balancer's idle timeout
  * below it, or raise KEEP_ALIVE_TIMEOUT_MS above the load balancer's.
  */
-export function createServer(app: App, config: Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): http.Server {
+export function createServer(
+  app: App,
+  config: Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnectionsPerClient' | 'trustProxy'>,
+): http.Server {
   const server = http.createServer(
     {
       headersTimeout: config.headersTimeoutMs,
@@ -27,6 +32,7 @@ export function createServer(app: App, config: Pick<Config, 'headersTimeoutMs' |
   server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     if (!server.listening) res.setHeader('Connection', 'close');
   });
+  capConnectionsPerClient(server, config.maxConnectionsPerClient, new ProxyTrust(config.trustProxy));
   // Node checks the timeouts above on this interval (default 30 s): check more often.
   (server as http.Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval = 1_000;
   return server;

@@ -15,6 +15,8 @@ type ServiceSetting =
   | 'showcaseUrl'
   | 'rateLimitMax'
   | 'rateLimitWindowMs'
+  | 'maxRequestsInFlightPerClient'
+  | 'maxConnectionsPerClient'
   | 'rateLimitIpv6SiteMax'
   | 'redisUrl'
   | 'redisTimeoutMs'
@@ -37,6 +39,8 @@ const SERVICE_SETTINGS: ReadonlySet<string> = new Set<ServiceSetting>([
   'showcaseUrl',
   'rateLimitMax',
   'rateLimitWindowMs',
+  'maxRequestsInFlightPerClient',
+  'maxConnectionsPerClient',
   'rateLimitIpv6SiteMax',
   'redisUrl',
   'redisTimeoutMs',

@@ -35,6 +35,7 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
   const child = spawn(command, args, {
     cwd: root,
     // No drain unless a test asks for one: no load balancer watches these processes' /healthz.
+    // No per-client caps: the tests speak from 127.0.0.1 for many clients (service.ts TEST_ENV).
     env: {
       ...process.env,
       HOST: '127.0.0.1',
@@ -43,6 +44,8 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
       ALLOW_PRIVATE_NETWORKS: 'true',
       DNS_SERVERS: LOCAL_DNS_SERVERS,
       SHUTDOWN_DRAIN_MS: '0',
+      MAX_CONNECTIONS_PER_CLIENT: '0',
+      MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
