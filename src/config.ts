@@ -45,6 +45,9 @@ export interface Config {
   maxPageBytes: number;
   /** Proxied image bytes at most. */
   maxImageBytes: number;
+  /** A proxied image's body: the longest gap between two chunks, and the longest it may take in all from its headers. */
+  proxyIdleTimeoutMs: number;
+  proxyBodyTimeoutMs: number;
   userAgent: string;
   /** Upstream fetches in flight per instance, and how many more may wait for a slot. */
   maxConcurrentFetches: number;
@@ -129,6 +132,9 @@ export function loadConfig(env: Env = {}): Config {
     maxRedirects: read.int('MAX_REDIRECTS', 5, { min: 0, max: 20 }),
     maxPageBytes: read.int('MAX_PAGE_BYTES', 2 * 1024 * 1024, { min: 1024 }),
     maxImageBytes: read.int('MAX_IMAGE_BYTES', 8 * 1024 * 1024, { min: 1024 }),
+    proxyIdleTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS
+    // MAX_IMAGE_BYTES (8 MiB) at about 70 KB/s, a slow mobile link's pace.
+    proxyBodyTimeoutMs: read.int('PROXY_BODY_TIMEOUT_MS', 120_000, { min: 1 }),
     userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
     // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
     // descriptors (the client's connection and the upstream's), a waiting one a descriptor; the
@@ -188,6 +194,8 @@ export function loadConfig(env: Env = {}): Config {
   // The sum of the two stages' own bounds, so neither is cut shorter than its setting says by
   // default; what it adds is one bound over both and what lies between them (the scan after the
   // last byte, the rules): a fetch that ends late leaves the enrichment only what remains.
+  // A stall is cut no later after its last byte than a whole fetch may take.
+  config.proxyIdleTimeoutMs = read.int('PROXY_IDLE_TIMEOUT_MS', config.fetchTimeoutMs, { min: 1 });
   // One site (an IPv6 /48) gets ten clients' budgets: room for a household or an office of
   // several people asking at once, where each of its 65,536 /64s would have had a full budget.
   config.rateLimitIpv6SiteMax = read.int('RATE_LIMIT_IPV6_48_MAX', 10 * config.rateLimitMax, { min: 0 });

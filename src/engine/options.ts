@@ -15,6 +15,8 @@ type ServiceSetting =
   | 'showcaseUrl'
   | 'rateLimitMax'
   | 'rateLimitWindowMs'
+  | 'proxyIdleTimeoutMs'
+  | 'proxyBodyTimeoutMs'
   | 'maxRequestsInFlightPerClient'
   | 'maxConnectionsPerClient'
   | 'rateLimitIpv6SiteMax'
@@ -39,6 +41,8 @@ const SERVICE_SETTINGS: ReadonlySet<string> = new Set<ServiceSetting>([
   'showcaseUrl',
   'rateLimitMax',
   'rateLimitWindowMs',
+  'proxyIdleTimeoutMs',
+  'proxyBodyTimeoutMs',
   'maxRequestsInFlightPerClient',
   'maxConnectionsPerClient',
   'rateLimitIpv6SiteMax',
