@@ -29,13 +29,13 @@ export type Metadata = {
     type: string | null;
     favicon: ImageMetadata;
     /**
-     * Every Open Graph (`og:*`) meta tag on the page. Keys are tag names, values are the raw content attributes.
+     * Every Open Graph (`og:*`) meta tag on the page, within a size bound that real pages stay far below (at most 64 entries in page order and 16 KiB of JSON; a value over 8,192 characters is left out, never cut). Keys are tag names, values are the raw content attributes.
      */
     og: {
         [key: string]: string;
     };
     /**
-     * Every Twitter Card (`twitter:*`) meta tag on the page. Keys are tag names, values are the raw content attributes.
+     * Every Twitter Card (`twitter:*`) meta tag on the page, within a size bound that real pages stay far below (at most 64 entries in page order and 16 KiB of JSON; a value over 8,192 characters is left out, never cut). Keys are tag names, values are the raw content attributes.
      */
     twitter: {
         [key: string]: string;
