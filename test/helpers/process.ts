@@ -35,7 +35,8 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
   const child = spawn(command, args, {
     cwd: root,
     // No drain unless a test asks for one: no load balancer watches these processes' /healthz.
-    // No per-client caps: the tests speak from 127.0.0.1 for many clients (service.ts TEST_ENV).
+    // No per-client caps: the tests speak from 127.0.0.1 for many clients; /metrics on the one
+    // port the tests know (as service.ts TEST_ENV).
     env: {
       ...process.env,
       HOST: '127.0.0.1',
@@ -46,6 +47,7 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
       SHUTDOWN_DRAIN_MS: '0',
       MAX_CONNECTIONS_PER_CLIENT: '0',
       MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
+      METRICS_PUBLIC: 'true',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
