@@ -131,8 +131,9 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
  *
  * Example request: `curl https://linkpeek.example/metrics`
  *
- * When the instance has `METRICS_PORT`, the metrics are served on that port only and this
- * path answers 404.
+ * Served on the public port only when the instance has `METRICS_PUBLIC=true` and no
+ * `METRICS_PORT`; otherwise this path answers 404 (with `METRICS_PORT`, the metrics are
+ * served on that port).
  *
  */
 export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({ url: '/metrics', ...options });

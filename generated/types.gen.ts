@@ -29,13 +29,13 @@ export type Metadata = {
     type: string | null;
     favicon: ImageMetadata;
     /**
-     * Every Open Graph (`og:*`) meta tag on the page. Keys are tag names, values are the raw content attributes.
+     * Every Open Graph (`og:*`) meta tag on the page, within a size bound that real pages stay far below (at most 64 entries in page order and 16 KiB of JSON; a value over 8,192 characters is left out, never cut). Keys are tag names, values are the raw content attributes.
      */
     og: {
         [key: string]: string;
     };
     /**
-     * Every Twitter Card (`twitter:*`) meta tag on the page. Keys are tag names, values are the raw content attributes.
+     * Every Twitter Card (`twitter:*`) meta tag on the page, within a size bound that real pages stay far below (at most 64 entries in page order and 16 KiB of JSON; a value over 8,192 characters is left out, never cut). Keys are tag names, values are the raw content attributes.
      */
     twitter: {
         [key: string]: string;
@@ -445,6 +445,12 @@ export type GetComponentData = {
 
 export type GetComponentErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
      * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
      * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
@@ -511,6 +517,12 @@ export type GetShowcaseData = {
 
 export type GetShowcaseErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
      * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
      * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
@@ -547,6 +559,12 @@ export type GetDocsData = {
 
 export type GetDocsErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
      * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
      * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
@@ -582,6 +600,12 @@ export type GetDocsWithSlashData = {
 };
 
 export type GetDocsWithSlashErrors = {
+    /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
     /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
      * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
@@ -627,6 +651,12 @@ export type GetDocsFileErrors = {
      * No such file.
      */
     404: ApiError;
+    /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
 };
 
 export type GetDocsFileError = GetDocsFileErrors[keyof GetDocsFileErrors];
@@ -654,6 +684,12 @@ export type GetFaviconData = {
 };
 
 export type GetFaviconErrors = {
+    /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
     /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
      * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
@@ -691,6 +727,12 @@ export type GetOpenApiDocumentData = {
 
 export type GetOpenApiDocumentErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
      * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
      * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
@@ -720,6 +762,12 @@ export type GetHealthData = {
 };
 
 export type GetHealthErrors = {
+    /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
     /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
      * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
@@ -758,6 +806,12 @@ export type GetMetricsErrors = {
      * Metrics are served on METRICS_PORT, not here.
      */
     404: ApiError;
+    /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
 };
 
 export type GetMetricsError = GetMetricsErrors[keyof GetMetricsErrors];

@@ -15,6 +15,7 @@ import { errorBoundary } from './api/error-boundary.js';
 import { refuseFetchLoops } from './api/fetch-loop.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { rateLimit } from './api/rate-limit.js';
+import { clientConcurrency } from './api/client-concurrency.js';
 import { cachedAnswers } from './api/cached-answer.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter } from './api/router.js';
@@ -29,8 +30,10 @@ import type { CloseOptions } from './fetch/fetcher.js';
 import { createImageProxy } from './proxy/proxy.js';
 import { Failover } from './store/failover.js';
 import { connectRedis } from './store/redis.js';
-import { FallbackRateLimitStore, MemoryRateLimitStore, type RateLimitStore } from './store/rate-limit.js';
+import { FallbackRateLimitStore, MemoryRateLimitStore } from './store/rate-limit.js';
 import { RedisRateLimitStore } from './store/rate-limit-redis.js';
+import { ProxyTrust } from './trusted-proxies.js';
+import type { RateLimitStores } from './api/rate-limit.js';
 
 /** The engine's replaceable parts (tests inject a resolver, enrichers, oEmbed providers, a pipeline). */
 export interface AppDeps extends Omit<EngineDeps, 'store' | 'hooks'> {
@@ -103,7 +106,9 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     },
   );
 
-  const koa = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
+  // Koa's own reading of X-Forwarded-* (ctx.ip, ctx.host) is left off: api/client-ip.ts and
+  // api/showcase-location.ts read them, for the proxies TRUST_PROXY trusts only.
+  const koa = new Koa();
   koa.silent = true; // every error is answered and logged by errorBoundary
   const hits = metrics.cache.labels({ outcome: 'hit' });
   const logRequest = requestLogger(logger, (route, status, seconds) => {
@@ -116,7 +121,9 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   // answers and static files come already compressed (content-coding.ts) and are skipped.
   koa.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   koa.use(errorBoundary(logger));
-  koa.use(rateLimit(limiter, (route) => metrics.rateLimited.inc({ route })));
+  const trust = new ProxyTrust(config.trustProxy);
+  koa.use(clientConcurrency(config.maxRequestsInFlightPerClient, trust));
+  koa.use(rateLimit(limiter, trust, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);
   koa.use(cachedAnswers(responses, () => hits.inc()));
   koa.use(assetRoutes(config));
@@ -133,7 +140,8 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       return failover?.degraded ?? false;
     },
     async close(options) {
-      limiter?.close();
+      limiter?.client.close();
+      limiter?.site?.close();
       failover?.close();
       health.close();
       await engine.close(options);
@@ -154,10 +162,13 @@ function createFailover(config: Config, redis: Redis, logger: Logger): Failover 
   });
 }
 
-function createRateLimitStore(config: Config, redis: Redis | null, failover: Failover | null): RateLimitStore | null {
+function createRateLimitStore(config: Config, redis: Redis | null, failover: Failover | null): RateLimitStores | null {
   if (config.rateLimitMax === 0) return null;
-  // docs/SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
-  const opts = { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
-  const memory = new MemoryRateLimitStore(opts);
-  return redis && failover ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts, config.redisKeyPrefix), memory, failover) : memory;
+  const store = (max: number) => {
+    // docs/SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
+    const opts = { max, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
+    const memory = new MemoryRateLimitStore(opts);
+    return redis && failover ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts, config.redisKeyPrefix), memory, failover) : memory;
+  };
+  return { client: store(config.rateLimitMax), site: config.rateLimitIpv6SiteMax === 0 ? null : store(config.rateLimitIpv6SiteMax) };
 }

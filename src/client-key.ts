@@ -9,6 +9,12 @@ export interface Client {
   ip: string;
   /** What budgets and shares are counted under: the IPv4 address, or the IPv6 /64. */
   key: string;
+  /**
+   * The IPv6 /48 the /64 belongs to, counted under a second, larger budget (api/rate-limit.ts);
+   * null for IPv4. A /48 is what one site is given (RFC 6177 3): 65,536 /64s, each of which
+   * would otherwise be a budget of its own.
+   */
+  site: string | null;
 }
 
 /**
@@ -19,11 +25,11 @@ export function clientOf(address: string): Client {
   try {
     const addr = ipaddr.process(address);
     const ip = addr.toString();
-    if (addr.kind() === 'ipv4') return { ip, key: ip };
-    const prefix = (addr as ipaddr.IPv6).parts.slice(0, 4);
-    return { ip, key: `${prefix.map((p) => p.toString(16)).join(':')}::/64` };
+    if (addr.kind() === 'ipv4') return { ip, key: ip, site: null };
+    const hex = (addr as ipaddr.IPv6).parts.map((p) => p.toString(16));
+    return { ip, key: `${hex.slice(0, 4).join(':')}::/64`, site: `${hex.slice(0, 3).join(':')}::/48` };
   } catch {
-    return { ip: address, key: address }; // not an address (a unix socket): the string itself
+    return { ip: address, key: address, site: null }; // not an address (a unix socket): the string itself
   }
 }
 

@@ -3,6 +3,7 @@
 
 import { availableParallelism } from 'node:os';
 import { ConfigError, type Env, Reader } from './config-reader.js';
+import { parseTrustProxy, type TrustProxySetting } from './trusted-proxies.js';
 
 export { ConfigError };
 
@@ -11,21 +12,29 @@ export interface Config {
   host: string;
   /** Absolute base for URLs the service writes (302 Location); when unset, the request's scheme and Host (api/showcase-location.ts). */
   publicBaseUrl: string | null;
-  /** Take the client IP from X-Forwarded-For (behind a load balancer). */
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For is believed (trusted-proxies.ts): false, true (one proxy, any address) or the proxies' addresses and CIDRs. */
+  trustProxy: TrustProxySetting;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** The page a metadata request without `url` is redirected to. */
   showcaseUrl: string;
   /** Requests per window per client IP over the two data paths (paths.ts DATA_PATHS); 0 disables. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
+  /** Requests of one client in flight at once, on every path (api/client-concurrency.ts); 0 disables. */
+  maxRequestsInFlightPerClient: number;
+  /** Open connections of one client (IPv4 address, IPv6 /64), trusted proxies excepted (connection-cap.ts); 0 disables. */
+  maxConnectionsPerClient: number;
+  /** Requests per window per IPv6 /48, over all its /64s together; 0 disables. */
+  rateLimitIpv6SiteMax: number;
   redisUrl: string | null;
   /** Longest a Redis operation may take; past it the instance falls back to its memory stores. */
   redisTimeoutMs: number;
   /** Prefix of every Redis key, so deployments can share one Redis. */
   redisKeyPrefix: string;
-  /** A separate listener for /metrics (off the public port); null serves it on the public port. */
+  /** A separate listener for /metrics (off the public port). */
   metricsPort: number | null;
+  /** Without METRICS_PORT, serve /metrics on the public port: the operator's explicit choice, off by default. */
+  metricsPublic: boolean;
 
   /** Lets upstream fetches reach loopback and private ranges: local development and tests only. */
   allowPrivateNetworks: boolean;
@@ -37,6 +46,9 @@ export interface Config {
   maxPageBytes: number;
   /** Proxied image bytes at most. */
   maxImageBytes: number;
+  /** A proxied image's body: the longest gap between two chunks, and the longest it may take in all from its headers. */
+  proxyIdleTimeoutMs: number;
+  proxyBodyTimeoutMs: number;
   userAgent: string;
   /** Upstream fetches in flight per instance, and how many more may wait for a slot. */
   maxConcurrentFetches: number;
@@ -76,7 +88,10 @@ export interface Config {
   safeBrowsingApiKey: string | null;
   safeBrowsingUrl: string;
 
+  /** From the signal: how long requests in flight, those accepted while draining included, may still finish. */
   shutdownGraceMs: number;
+  /** From the signal: how long the listener stays open with /healthz answering 503 `stopping`; at most the grace. */
+  shutdownDrainMs: number;
   /** Slow-client limits of the HTTP server, tighter than Node's 60 s / 300 s. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -94,17 +109,26 @@ export function loadConfig(env: Env = {}): Config {
     port: read.int('PORT', 3000, { min: 0, max: 65535 }),
     host: read.listenAddress('HOST', '0.0.0.0'),
     publicBaseUrl: read.httpUrlOrNull('PUBLIC_BASE_URL'),
-    trustProxy: read.bool('TRUST_PROXY', false),
+    trustProxy: trustProxy(read.stringOrNull('TRUST_PROXY')),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     // A public page rich in og and twitter tags (docs/SPEC.md: the 302 "default showcase page").
     showcaseUrl: read.httpUrl('SHOWCASE_URL', 'https://github.com/'),
     rateLimitMax: read.int('RATE_LIMIT_MAX', 20, { min: 0 }),
     rateLimitWindowMs: read.int('RATE_LIMIT_WINDOW_MS', 10_000, { min: 1 }),
+    rateLimitIpv6SiteMax: 0, // set below: its default depends on RATE_LIMIT_MAX
+    // A browser opens at most 6 connections to one origin, and a household or an office shares
+    // one IPv4 address; 32 is far from both and far from the 5,000 an attacker opened.
+    maxConnectionsPerClient: read.int('MAX_CONNECTIONS_PER_CLIENT', 32, { min: 0 }),
+    // The data endpoints allow 20 requests per 10 s, each of which may last its 9.5 s deadline.
+    maxRequestsInFlightPerClient: read.int('MAX_REQUESTS_IN_FLIGHT_PER_CLIENT', 24, { min: 0 }),
     redisUrl: read.redisUrlOrNull('REDIS_URL'),
     // Redis answers in well under a millisecond on a local network; 250 ms is a stall, not load.
     redisTimeoutMs: read.int('REDIS_TIMEOUT_MS', 250, { min: 1 }),
     redisKeyPrefix: read.keyPrefix('REDIS_KEY_PREFIX', 'lp:'),
     metricsPort: read.intOrNull('METRICS_PORT', { min: 1, max: 65535 }),
+    // The runtime's internals are nobody's business on the internet, and rendering them costs
+    // milliseconds a request that no rate limit counts.
+    metricsPublic: read.bool('METRICS_PUBLIC', false),
 
     allowPrivateNetworks: read.bool('ALLOW_PRIVATE_NETWORKS', false),
     fetchTimeoutMs: read.int('FETCH_TIMEOUT_MS', 8_000, { min: 1 }),
@@ -112,6 +136,9 @@ export function loadConfig(env: Env = {}): Config {
     maxRedirects: read.int('MAX_REDIRECTS', 5, { min: 0, max: 20 }),
     maxPageBytes: read.int('MAX_PAGE_BYTES', 2 * 1024 * 1024, { min: 1024 }),
     maxImageBytes: read.int('MAX_IMAGE_BYTES', 8 * 1024 * 1024, { min: 1024 }),
+    proxyIdleTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS
+    // MAX_IMAGE_BYTES (8 MiB) at about 70 KB/s, a slow mobile link's pace.
+    proxyBodyTimeoutMs: read.int('PROXY_BODY_TIMEOUT_MS', 120_000, { min: 1 }),
     userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
     // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
     // descriptors (the client's connection and the upstream's), a waiting one a descriptor; the
@@ -149,6 +176,7 @@ export function loadConfig(env: Env = {}): Config {
     safeBrowsingUrl: read.httpUrl('SAFE_BROWSING_URL', 'https://safebrowsing.googleapis.com/v4/threatMatches:find'),
 
     shutdownGraceMs: read.int('SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
+    shutdownDrainMs: 0, // set below: its default depends on SHUTDOWN_GRACE_MS
     headersTimeoutMs: read.int('HEADERS_TIMEOUT_MS', 10_000, { min: 1 }),
     requestTimeoutMs: read.int('REQUEST_TIMEOUT_MS', 15_000, { min: 1 }),
     keepAliveTimeoutMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 1 }),
@@ -168,6 +196,25 @@ export function loadConfig(env: Env = {}): Config {
   // The sum of the two stages' own bounds, so neither is cut shorter than its setting says by
   // default; what it adds is one bound over both and what lies between them (the scan after the
   // last byte, the rules): a fetch that ends late leaves the enrichment only what remains.
+  // A stall is cut no later after its last byte than a whole fetch may take.
+  config.proxyIdleTimeoutMs = read.int('PROXY_IDLE_TIMEOUT_MS', config.fetchTimeoutMs, { min: 1 });
+  // One site (an IPv6 /48) gets ten clients' budgets: room for a household or an office of
+  // several people asking at once, where each of its 65,536 /64s would have had a full budget.
+  config.rateLimitIpv6SiteMax = read.int('RATE_LIMIT_IPV6_48_MAX', 10 * config.rateLimitMax, { min: 0 });
+  // A load balancer needs a few of its health checks (often 2 to 3 of 1 to 2 s) to see `stopping`
+  // and send no more: 5 s, but never more than half of the grace, so what it accepted last has
+  // the other half to finish.
+  config.shutdownDrainMs = read.int('SHUTDOWN_DRAIN_MS', Math.min(5_000, Math.floor(config.shutdownGraceMs / 2)), { min: 0 });
+  if (config.shutdownDrainMs > config.shutdownGraceMs) {
+    throw new ConfigError('SHUTDOWN_DRAIN_MS', `must be at most SHUTDOWN_GRACE_MS (${config.shutdownGraceMs})`);
+  }
   config.requestDeadlineMs = read.int('REQUEST_DEADLINE_MS', config.fetchTimeoutMs + config.enrichBudgetMs, { min: 1 });
   return config;
+}
+
+function trustProxy(text: string | null): TrustProxySetting {
+  if (text === null) return false;
+  const setting = parseTrustProxy(text);
+  if (typeof setting === 'object' && 'error' in setting) throw new ConfigError('TRUST_PROXY', setting.error);
+  return setting;
 }

@@ -50,8 +50,11 @@ export class NotFound extends LinkPeekError {
 
 export class RateLimited extends LinkPeekError {
   readonly code = 'RATE_LIMITED';
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Too many requests; retry in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`);
+  constructor(
+    readonly retryAfterSeconds: number,
+    what = 'Too many requests',
+  ) {
+    super(`${what}; retry in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`);
   }
 }
 

@@ -5,7 +5,7 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { tuneGarbageCollection } from './gc.js';
 import { listenError } from './listen-error.js';
-import { createLogger } from './log.js';
+import { bufferedStdout, createLogger, STDOUT_RETRY_MS } from './log.js';
 import { createMetricsServer } from './metrics-server.js';
 import { createServer, stopGracefully } from './server.js';
 
@@ -56,15 +56,31 @@ if (metricsPort !== null) {
   metricsServer.listen(metricsPort, config.host, () => logger.info({ host: config.host, port: metricsPort }, 'metrics listening'));
 }
 
+/**
+ * The exit-time flush of the logs may take this long past the grace (log.ts gives a slow stdout
+ * a second per write); a stdout nobody reads is given up on at once.
+ */
+const EXIT_FLUSH_MS = STDOUT_RETRY_MS + 500;
+
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
+  if (stopping) {
+    // A second signal: the operator wants it gone now. One attempt at the pending log lines.
+    logger.warn({ signal }, 'second signal: exiting now');
+    bufferedStdout().flushSync(0);
+    process.exit(1);
+  }
   stopping = true;
-  logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+  // Whatever a request, a store or stdout does, the process ends by then.
+  setTimeout(() => {
+    bufferedStdout().flushSync(0);
+    process.exit(1);
+  }, config.shutdownGraceMs + EXIT_FLUSH_MS).unref();
+  logger.info({ signal, drainMs: config.shutdownDrainMs, graceMs: config.shutdownGraceMs }, 'shutting down');
   logger.flush();
   metricsServer?.close();
   metricsServer?.closeAllConnections();
-  const inTime = await stopGracefully(server, app, config.shutdownGraceMs, logger);
+  const inTime = await stopGracefully(server, app, { drainMs: config.shutdownDrainMs, graceMs: config.shutdownGraceMs }, logger);
   logger.info({ inTime }, 'stopped');
   process.exit(inTime ? 0 : 1);
 }

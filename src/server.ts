@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import type { App } from './app.js';
 import { answerClientError } from './client-error.js';
 import type { Config } from './config.js';
+import { capConnectionsPerClient } from './connection-cap.js';
+import { ProxyTrust } from './trusted-proxies.js';
 
 /**
  * Slow-client limits (Config), tighter than Node's defaults (headersTimeout 60 s, requestTimeout
@@ -14,7 +16,10 @@ import type { Config } from './config.js';
  * 5 s: an idle keep-alive connection is closed after 5 s — keep a load balancer's idle timeout
  * below it, or raise KEEP_ALIVE_TIMEOUT_MS above the load balancer's.
  */
-export function createServer(app: App, config: Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): http.Server {
+export function createServer(
+  app: App,
+  config: Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnectionsPerClient' | 'trustProxy'>,
+): http.Server {
   const server = http.createServer(
     {
       headersTimeout: config.headersTimeoutMs,
@@ -25,18 +30,37 @@ export function createServer(app: App, config: Pick<Config, 'headersTimeoutMs' |
   );
   // A request Node cannot parse gets the API's JSON error shape and CORS, not a bare status.
   server.on('clientError', answerClientError);
+  // Once the listener has closed (a shutdown, past its drain), every answer says so: the client
+  // opens its next connection elsewhere instead of sending it on one about to be closed.
+  server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!server.listening) res.setHeader('Connection', 'close');
+  });
+  capConnectionsPerClient(server, config.maxConnectionsPerClient, new ProxyTrust(config.trustProxy));
   // Node checks the timeouts above on this interval (default 30 s): check more often.
   (server as http.Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval = 1_000;
   return server;
 }
 
+/** A shutdown's two bounds, both counted from the signal (Config). */
+export interface StopBounds {
+  /** The listener stays open this long, with /healthz answering 503 `stopping`. */
+  drainMs: number;
+  /** Requests in flight, those accepted while draining included, have until then to finish. */
+  graceMs: number;
+}
+
 /**
- * Stops accepting connections, lets requests in flight finish within `graceMs`, then closes the
- * app's stores. /healthz answers 503 "stopping" meanwhile (a load balancer stops routing here).
- * Resolves true when everything finished in time.
+ * Drains, then stops: /healthz answers 503 "stopping" at once while the listener keeps accepting
+ * for `drainMs`, so a load balancer sees it and stops routing here before any connection is
+ * refused; then the listener closes, and requests in flight (proxied images streaming included)
+ * finish until `graceMs` after the signal; then the app's stores close. Resolves true when
+ * everything finished in time.
  */
-export async function stopGracefully(server: http.Server, app: App, graceMs: number, logger: Logger): Promise<boolean> {
+export async function stopGracefully(server: http.Server, app: App, bounds: StopBounds, logger: Logger): Promise<boolean> {
+  const signalledAt = performance.now();
   app.health.stopping = true;
+  await new Promise((resolve) => setTimeout(resolve, bounds.drainMs));
+  logger.info({ drainMs: bounds.drainMs }, 'drained: closing the listener');
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // Keep-alive connections become idle as their responses end: close each as soon as it does.
   const sweep = setInterval(() => server.closeIdleConnections(), 50);
@@ -45,13 +69,13 @@ export async function stopGracefully(server: http.Server, app: App, graceMs: num
   const inTime = await Promise.race([
     closed.then(() => true),
     new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), graceMs);
+      timer = setTimeout(() => resolve(false), Math.max(0, bounds.graceMs - (performance.now() - signalledAt)));
     }),
   ]);
   clearInterval(sweep);
   clearTimeout(timer);
   if (!inTime) {
-    logger.warn({ graceMs }, 'shutdown grace over: closing the connections still open');
+    logger.warn({ graceMs: bounds.graceMs }, 'shutdown grace over: closing the connections still open');
     server.closeAllConnections();
   }
   // Past the grace, the requests those fetches were for have been cut: nothing waits for them.

@@ -55,6 +55,25 @@ test('DNS_TIMEOUT_MS defaults to no longer than the enrichment budget, 500 ms at
   assert.is(loadConfig({ ENRICH_BUDGET_MS: '1000', DNS_TIMEOUT_MS: '1800' }).dnsTimeoutMs, 1800);
 });
 
+test('TRUST_PROXY: true, false, or the proxies as addresses, CIDRs and range names', () => {
+  assert.is(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.is(loadConfig({ TRUST_PROXY: 'off' }).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,2001:db8::/32' }).trustProxy, ['10.0.0.1', '192.168.0.0/16', '2001:db8::/32']);
+  assert.equal(loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy, ['127.0.0.0/8', '::1/128']);
+});
+
+test('RATE_LIMIT_IPV6_48_MAX is ten clients of RATE_LIMIT_MAX unless set', () => {
+  assert.is(loadConfig({}).rateLimitIpv6SiteMax, 200);
+  assert.is(loadConfig({ RATE_LIMIT_MAX: '5' }).rateLimitIpv6SiteMax, 50);
+  assert.is(loadConfig({ RATE_LIMIT_IPV6_48_MAX: '0' }).rateLimitIpv6SiteMax, 0);
+});
+
+test('SHUTDOWN_DRAIN_MS defaults to 5 s, at most half the grace', () => {
+  assert.is(loadConfig({}).shutdownDrainMs, 5000);
+  assert.is(loadConfig({ SHUTDOWN_GRACE_MS: '4000' }).shutdownDrainMs, 2000);
+  assert.is(loadConfig({ SHUTDOWN_GRACE_MS: '4000', SHUTDOWN_DRAIN_MS: '4000' }).shutdownDrainMs, 4000);
+});
+
 const bad: Array<[Record<string, string>, string]> = [
   [{ PORT: 'eighty' }, 'Invalid setting PORT: "eighty" is not a whole number'],
   [{ PORT: '70000' }, 'Invalid setting PORT: must be at most 65535'],
@@ -62,7 +81,11 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ RATE_LIMIT_WINDOW_MS: '0' }, 'Invalid setting RATE_LIMIT_WINDOW_MS: must be at least 1'],
   [{ HOST: '999.1.1.1' }, 'Invalid setting HOST: "999.1.1.1" is not an IP address (names are not looked up): e.g. 0.0.0.0, 127.0.0.1 or ::'],
   [{ HOST: 'localhost' }, 'Invalid setting HOST: "localhost" is not an IP address (names are not looked up): e.g. 0.0.0.0, 127.0.0.1 or ::'],
-  [{ TRUST_PROXY: 'sometimes' }, 'Invalid setting TRUST_PROXY: "sometimes" is not true or false'],
+  [{ TRUST_PROXY: 'sometimes' }, 'Invalid setting TRUST_PROXY: "sometimes" is not true, false, an address, a CIDR or one of loopback, linklocal, uniquelocal'],
+  [
+    { TRUST_PROXY: '10.0.0.1, 10.0.0.0/33' },
+    'Invalid setting TRUST_PROXY: "10.0.0.0/33" is not true, false, an address, a CIDR or one of loopback, linklocal, uniquelocal',
+  ],
   [{ LOG_LEVEL: 'loud' }, 'Invalid setting LOG_LEVEL: "loud" is not one of fatal, error, warn, info, debug, trace, silent'],
   [{ SHOWCASE_URL: 'ftp://x' }, 'Invalid setting SHOWCASE_URL: "ftp://x" is not an absolute http(s) URL'],
   [{ PUBLIC_BASE_URL: '/relative' }, 'Invalid setting PUBLIC_BASE_URL: "/relative" is not an absolute http(s) URL'],
@@ -77,6 +100,7 @@ const bad: Array<[Record<string, string>, string]> = [
   [{ DNS_TIMEOUT_MS: '8000' }, 'Invalid setting DNS_TIMEOUT_MS: must be below FETCH_TIMEOUT_MS (8000)'],
   [{ DNS_TIMEOUT_MS: '0' }, 'Invalid setting DNS_TIMEOUT_MS: must be at least 1'],
   [{ SCAN_WORKERS: '65' }, 'Invalid setting SCAN_WORKERS: must be at most 64'],
+  [{ SHUTDOWN_DRAIN_MS: '10001' }, 'Invalid setting SHUTDOWN_DRAIN_MS: must be at most SHUTDOWN_GRACE_MS (10000)'],
   [{ REQUEST_DEADLINE_MS: 'soon' }, 'Invalid setting REQUEST_DEADLINE_MS: "soon" is not a whole number'],
   [{ ALLOW_PRIVATE_NETWORKS: 'yes please' }, 'Invalid setting ALLOW_PRIVATE_NETWORKS: "yes please" is not true or false'],
 ];

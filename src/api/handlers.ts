@@ -18,13 +18,14 @@ import { OPENAPI_PATH } from '../package-root.js';
 import type { Operations } from './router.js';
 import { ServerTiming } from './server-timing.js';
 import { StaticAsset } from '../assets/static-asset.js';
+import { ProxyTrust } from '../trusted-proxies.js';
 
 /** Answers `ctx` with the image at `target`, fetched on behalf of the client at IP `client`. */
 export type ImageProxy = (ctx: Context, target: URL, client?: string) => Promise<void>;
 
 /** The client's IP as the rate limiter saw it (api/rate-limit.ts): fetch slots are shared per client. */
-function requestingClient(ctx: Context): string {
-  return (ctx.state.clientIp as string | undefined) ?? clientIp(ctx.req, ctx.app.proxy);
+function requestingClient(ctx: Context, trust: ProxyTrust): string {
+  return (ctx.state.clientIp as string | undefined) ?? clientIp(ctx.req, trust);
 }
 
 export interface HandlerDeps {
@@ -39,6 +40,7 @@ export interface HandlerDeps {
 
 export function createHandlers({ config, metadata, proxy, health, metrics, responses }: HandlerDeps): Operations {
   const targetOptions = { allowPrivateNetworks: config.allowPrivateNetworks };
+  const trust = new ProxyTrust(config.trustProxy);
   // Loaded (and compressed, when the build has no forms of it) while the service starts.
   const openapiDocument = StaticAsset.load(readFileSync(OPENAPI_PATH), { type: 'application/yaml; charset=utf-8', cacheControl: 'public, max-age=3600' });
 
@@ -49,7 +51,7 @@ export function createHandlers({ config, metadata, proxy, health, metrics, respo
       // allow_fallback is reserved and has no effect (docs/SPEC.md).
       const timing = new ServerTiming();
       try {
-        const answer = await metadata.get(target, query.prefer ?? 'og', requestingClient(ctx), timing);
+        const answer = await metadata.get(target, query.prefer ?? 'og', requestingClient(ctx, trust), timing);
         sendAnswer(ctx, responses, answer.metadata, answer.expiresAt);
       } finally {
         // A 422 tells how long its failed fetch took, too.
@@ -60,7 +62,7 @@ export function createHandlers({ config, metadata, proxy, health, metrics, respo
     async proxyImage(c: ApiContext, ctx: Context) {
       const query = c.request.query as unknown as NonNullable<ProxyImageData['query']>;
       const target = parseTarget(query.url, targetOptions);
-      await proxy(ctx, target, requestingClient(ctx));
+      await proxy(ctx, target, requestingClient(ctx, trust));
     },
 
     getHealth(_c: ApiContext, ctx: Context) {
@@ -71,8 +73,9 @@ export function createHandlers({ config, metadata, proxy, health, metrics, respo
     },
 
     async getMetrics(_c: ApiContext, ctx: Context) {
-      // With METRICS_PORT, metrics are served only on that listener (src/metrics-server.ts).
-      if (config.metricsPort !== null) throw new NotFound(ctx.path);
+      // With METRICS_PORT, metrics are served only on that listener (src/metrics-server.ts); on
+      // the public port only when the operator asked for it.
+      if (config.metricsPort !== null || !config.metricsPublic) throw new NotFound(ctx.path);
       ctx.set('Cache-Control', 'no-store');
       ctx.type = metrics.registry.contentType;
       ctx.body = await metrics.registry.metrics();

@@ -79,7 +79,7 @@ export async function createRouter(operations: Operations, options: RouterOption
     const errors = c.validation.errors ?? [];
     if (c.operation.operationId === 'getMetadata' && isMissingUrl(errors)) {
       const prefer = ctx.query.prefer;
-      ctx.redirect(options.showcaseLocation({ req: ctx.req, trustProxy: ctx.app.proxy, prefer: typeof prefer === 'string' ? prefer : undefined }));
+      ctx.redirect(options.showcaseLocation({ req: ctx.req, prefer: typeof prefer === 'string' ? prefer : undefined }));
       // No shared cache may keep it: without PUBLIC_BASE_URL it names the Host this client sent
       // (a forged one must reach nobody else), and a later deploy may change the showcase.
       ctx.set('Cache-Control', 'no-store');

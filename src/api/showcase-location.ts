@@ -10,22 +10,23 @@ import net from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Config } from '../config.js';
 import { PATHS } from '../paths.js';
+import { clientOf } from '../client-key.js';
+import { ProxyTrust } from '../trusted-proxies.js';
 
 /** What the Location is made of, read from one request. */
 export interface ShowcaseRequest {
   req: IncomingMessage;
-  /** TRUST_PROXY: the scheme is the load balancer's X-Forwarded-Proto. */
-  trustProxy: boolean;
   /** The request's `prefer`, kept in the redirect (undefined when absent or repeated). */
   prefer: string | undefined;
 }
 
 /** Builds the Location for each request; the base is fixed when PUBLIC_BASE_URL is set. */
-export function showcaseLocation(config: Pick<Config, 'publicBaseUrl' | 'showcaseUrl'>): (request: ShowcaseRequest) => string {
+export function showcaseLocation(config: Pick<Config, 'publicBaseUrl' | 'showcaseUrl' | 'trustProxy'>): (request: ShowcaseRequest) => string {
+  const trust = new ProxyTrust(config.trustProxy);
   // "https://example.org/linkpeek" is a folder: the endpoint goes under it.
   const fixedBase = config.publicBaseUrl === null ? null : config.publicBaseUrl.endsWith('/') ? config.publicBaseUrl : `${config.publicBaseUrl}/`;
-  return ({ req, trustProxy, prefer }) => {
-    const base = fixedBase ?? `${requestScheme(req, trustProxy)}://${requestAuthority(req)}/`;
+  return ({ req, prefer }) => {
+    const base = fixedBase ?? `${requestScheme(req, trust)}://${requestAuthority(req)}/`;
     const location = new URL(PATHS.metadata.slice(1), base);
     const query = new URLSearchParams({ url: config.showcaseUrl });
     if (prefer !== undefined) query.set('prefer', prefer);
@@ -35,11 +36,12 @@ export function showcaseLocation(config: Pick<Config, 'publicBaseUrl' | 'showcas
 }
 
 /**
- * `http` or `https`: the last X-Forwarded-Proto entry under TRUST_PROXY (the one our own load
- * balancer wrote, as for X-Forwarded-For in client-ip.ts), else whether the socket is TLS.
+ * `http` or `https`: the last X-Forwarded-Proto entry when the socket's peer is a proxy
+ * TRUST_PROXY trusts (the one it wrote, as for X-Forwarded-For in client-ip.ts), else whether
+ * the socket is TLS.
  */
-function requestScheme(req: IncomingMessage, trustProxy: boolean): 'http' | 'https' {
-  if (trustProxy) {
+function requestScheme(req: IncomingMessage, trust: ProxyTrust): 'http' | 'https' {
+  if (trust.enabled && trust.trusts(clientOf(req.socket.remoteAddress ?? '').ip)) {
     const header = req.headers['x-forwarded-proto'];
     const forwarded = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').at(-1)!.trim().toLowerCase();
     if (forwarded === 'http' || forwarded === 'https') return forwarded;

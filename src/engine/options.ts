@@ -15,11 +15,18 @@ type ServiceSetting =
   | 'showcaseUrl'
   | 'rateLimitMax'
   | 'rateLimitWindowMs'
+  | 'proxyIdleTimeoutMs'
+  | 'proxyBodyTimeoutMs'
+  | 'maxRequestsInFlightPerClient'
+  | 'maxConnectionsPerClient'
+  | 'rateLimitIpv6SiteMax'
   | 'redisUrl'
   | 'redisTimeoutMs'
   | 'redisKeyPrefix'
   | 'metricsPort'
+  | 'metricsPublic'
   | 'shutdownGraceMs'
+  | 'shutdownDrainMs'
   | 'headersTimeoutMs'
   | 'requestTimeoutMs'
   | 'keepAliveTimeoutMs'
@@ -34,11 +41,18 @@ const SERVICE_SETTINGS: ReadonlySet<string> = new Set<ServiceSetting>([
   'showcaseUrl',
   'rateLimitMax',
   'rateLimitWindowMs',
+  'proxyIdleTimeoutMs',
+  'proxyBodyTimeoutMs',
+  'maxRequestsInFlightPerClient',
+  'maxConnectionsPerClient',
+  'rateLimitIpv6SiteMax',
   'redisUrl',
   'redisTimeoutMs',
   'redisKeyPrefix',
   'metricsPort',
+  'metricsPublic',
   'shutdownGraceMs',
+  'shutdownDrainMs',
   'headersTimeoutMs',
   'requestTimeoutMs',
   'keepAliveTimeoutMs',

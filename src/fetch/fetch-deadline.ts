@@ -31,6 +31,30 @@ export class FetchDeadline {
     else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
   }
 
+  private idle: NodeJS.Timeout | undefined;
+  private bodyTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * From the response headers on (SafeFetchOptions.bodyDeadline): the total deadline gives way to
+   * one on idleness, renewed by progress(), within a longer bound on the whole body.
+   */
+  forBody({ idleMs, totalMs }: { idleMs: number; totalMs: number }): void {
+    if (this.ended) return;
+    clearTimeout(this.timer);
+    this.idle = setTimeout(() => this.expire(`no body bytes for ${idleMs} ms`, idleMs), idleMs).unref();
+    this.bodyTimer = setTimeout(() => this.expire(`body not read within ${totalMs} ms`, totalMs), totalMs).unref();
+  }
+
+  /** A body chunk arrived: the idle deadline starts again (a no-op without forBody). */
+  progress(): void {
+    this.idle?.refresh();
+  }
+
+  private expire(why: string, deadlineMs: number): void {
+    this.timedOut = true;
+    this.end(new FetchTimeout(why, { deadlineMs }));
+  }
+
   /** Aborts the request, its connection (HTTP/1.1) or stream (HTTP/2) and the body. */
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -67,6 +91,8 @@ export class FetchDeadline {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.timer);
+    clearTimeout(this.idle);
+    clearTimeout(this.bodyTimer);
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
     if (abortWith) {
       const controller = this.controller;

@@ -109,7 +109,7 @@ export function createSafeFetch(config: Config, deps: SafeFetchDeps = {}): SafeF
       if (needsLookup(url)) await lookUp(url, options.client, deadline, timings);
       deadline.hold(await limiter.acquire(deadline.signal, chargeOf(url, options.client)));
       const { finalUrl, response } = await followRedirects(url, headers, deadline, timings, options.client);
-      return readable(finalUrl, response, options.maxBytes, deadline, timings);
+      return readable(finalUrl, response, options.maxBytes, deadline, timings, options.bodyDeadline);
     } catch (err) {
       deadline.end(err instanceof Error ? err : undefined);
       const blocked = findBlocked(err);

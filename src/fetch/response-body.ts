@@ -9,7 +9,7 @@ import { contentCodings, decodeBody } from './decode.js';
 import { toFetchError } from './classify-error.js';
 import type { FetchDeadline } from './fetch-deadline.js';
 import type { FetchTimings } from './timings.js';
-import type { SafeFetchResponse } from './types.js';
+import type { SafeFetchOptions, SafeFetchResponse } from './types.js';
 
 export type UndiciResponse = Awaited<ReturnType<Agent['request']>>;
 
@@ -17,7 +17,15 @@ export type UndiciResponse = Awaited<ReturnType<Agent['request']>>;
  * Wraps the final response: decoded body, counted against `maxBytes`. The slot and the deadline
  * stay with the body until it ends, is closed, or the deadline passes.
  */
-export function readable(url: URL, response: UndiciResponse, maxBytes: number, deadline: FetchDeadline, timings: FetchTimings): SafeFetchResponse {
+export function readable(
+  url: URL,
+  response: UndiciResponse,
+  maxBytes: number,
+  deadline: FetchDeadline,
+  timings: FetchTimings,
+  bodyDeadline?: SafeFetchOptions['bodyDeadline'],
+): SafeFetchResponse {
+  if (bodyDeadline) deadline.forBody(bodyDeadline);
   const headers = flattenHeaders(response.headers);
   const decoded = decodeBody(response.body, contentCodings(headers['content-encoding']));
   let bytesRead = 0;
@@ -40,6 +48,7 @@ export function readable(url: URL, response: UndiciResponse, maxBytes: number, d
           break;
         }
         bytesRead += chunk.length;
+        deadline.progress();
         yield chunk;
       }
       complete = !truncated;

@@ -15,6 +15,13 @@ export interface SafeFetchOptions {
    * shared by several clients is charged to the one that started it.
    */
   client?: string;
+  /**
+   * Once the response headers are in, the body's own deadline in place of what is left of the
+   * total one: no gap between two chunks longer than `idleMs`, and the whole body within
+   * `totalMs` of the headers. For the image proxy: a slow but steady image is not cut after its
+   * first bytes have left (fetch-deadline.ts).
+   */
+  bodyDeadline?: { idleMs: number; totalMs: number };
 }
 
 export interface SafeFetchResponse {

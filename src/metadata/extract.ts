@@ -8,6 +8,7 @@ import { FIELD_LIMITS, normalizeIconSizes, normalizeMimeType, normalizeNumber, n
 import { FAVICON_TIERS, type Family, IMAGE_DETAIL_KEYS, type PageTags, indexTags, sourcesFor } from './rules.js';
 import { EXTRA_SOURCES, indexExtraTags } from './extra-rules.js';
 import { asUri } from '../uri.js';
+import { boundRawMap } from './answer-bounds.js';
 import { hrefWithoutFragment } from '../url-fragment.js';
 import { normalizeAuthor, normalizeColor, normalizeDate, normalizeLang, normalizeSiteName } from './normalize-extra.js';
 
@@ -68,8 +69,8 @@ function fromIndex(page: ReadPage, prefer: Family, pageUrl: URL, options: Extrac
     image: pickImage(page.tags, prefer, page.resolve),
     type: first('type', (raw) => normalizeText(raw, FIELD_LIMITS.type)),
     favicon,
-    og: page.tags.og,
-    twitter: page.tags.twitter,
+    og: boundRawMap(page.tags.og),
+    twitter: boundRawMap(page.tags.twitter),
     safety_tags: [],
     ...page.extra,
     // Filled by the oEmbed enrichment.

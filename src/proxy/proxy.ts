@@ -23,7 +23,7 @@ import { detectFormat } from './image-format.js';
 
 export interface ProxyDeps {
   safeFetch: SafeFetch;
-  config: Pick<Config, 'maxImageBytes'>;
+  config: Pick<Config, 'maxImageBytes' | 'proxyIdleTimeoutMs' | 'proxyBodyTimeoutMs'>;
 }
 
 /** Client-facing messages of the 400s (docs/SPEC.md: not an image, empty, unsupported format). */
@@ -70,7 +70,10 @@ async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: I
 /** Fetches `target` and checks its label and first bytes; the image ready to stream, or a throw. */
 async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, client?: string): Promise<OpenedImage> {
   const maxBytes = deps.config.maxImageBytes;
-  const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal, client });
+  // The total deadline covers the request and the headers; the body is bounded by its progress,
+  // so an image arriving slowly but steadily is not cut after some of it has been sent.
+  const bodyDeadline = { idleMs: deps.config.proxyIdleTimeoutMs, totalMs: deps.config.proxyBodyTimeoutMs };
+  const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal, client, bodyDeadline });
   let streaming = false;
   try {
     // Upstream 4xx and 5xx are upstream failures (502), whatever their body says.

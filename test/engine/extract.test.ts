@@ -7,7 +7,7 @@ import { respond, startUpstream } from '../helpers/upstream.js';
 
 // extract(): HTML the caller has, read by the service's scan, walls and rules with no network.
 // Bad input gets a PreviewError naming the argument, or a partial answer within MAX_PAGE_BYTES and
-// SCAN_BUDGET_MS.
+// the scan's markup bounds.
 
 const lp = createLinkPeek({ dnsServers: [LOCAL_DNS_SERVERS] });
 const url = 'https://shop.example/item?id=7';

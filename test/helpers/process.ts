@@ -34,7 +34,22 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
   const [command, args] = entry === 'npm start' ? [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['start']] : [process.execPath, ENTRY_ARGS[entry]];
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: LOCAL_DNS_SERVERS, ...env },
+    // No drain unless a test asks for one: no load balancer watches these processes' /healthz.
+    // No per-client caps: the tests speak from 127.0.0.1 for many clients; /metrics on the one
+    // port the tests know (as service.ts TEST_ENV).
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      DNS_SERVERS: LOCAL_DNS_SERVERS,
+      SHUTDOWN_DRAIN_MS: '0',
+      MAX_CONNECTIONS_PER_CLIENT: '0',
+      MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
+      METRICS_PUBLIC: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Array<Record<string, unknown>> = [];

@@ -15,7 +15,17 @@ import { LOCAL_DNS_SERVERS } from './local-dns.js';
  * Defaults for tests: quiet logs, loopback upstreams allowed (the upstreams are test servers), and
  * names resolved by an empty loopback nameserver, never the system's resolvers.
  */
-export const TEST_ENV: Record<string, string> = { LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: LOCAL_DNS_SERVERS };
+// METRICS_PUBLIC: the tests read /metrics on the one port they started. The per-client caps on
+// connections and requests in flight are off: tests send from 127.0.0.1 at once far more than
+// one client would (their own tests turn them on, test/api/client-concurrency.test.ts).
+export const TEST_ENV: Record<string, string> = {
+  LOG_LEVEL: 'silent',
+  ALLOW_PRIVATE_NETWORKS: 'true',
+  DNS_SERVERS: LOCAL_DNS_SERVERS,
+  METRICS_PUBLIC: 'true',
+  MAX_CONNECTIONS_PER_CLIENT: '0',
+  MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
+};
 
 export interface CheckedResponse {
   status: number;

@@ -75,6 +75,18 @@ test('with METRICS_PORT, /metrics is served on its own listener and the public p
   }
 });
 
+test('/metrics is not on the public port unless METRICS_PUBLIC asks for it: 404', async () => {
+  assert.is(loadConfig({}).metricsPublic, false);
+  const svc = await startService({ METRICS_PUBLIC: 'false' });
+  try {
+    const res = await svc.request('/metrics');
+    assert.is(res.status, 404);
+    assert.equal(res.json, { code: 404, message: 'No such endpoint: /metrics' });
+  } finally {
+    await svc.close();
+  }
+});
+
 test('METRICS_PORT and REDIS_KEY_PREFIX are checked when the service starts', () => {
   assert.is(loadConfig({}).metricsPort, null);
   assert.is(loadConfig({}).redisKeyPrefix, 'lp:');

@@ -56,6 +56,7 @@ test.before(async () => {
       '/big-slow': slowImage(head, { total: 6 * MiB, end: false }) as never,
       '/stall': stall(),
       '/stall-body': slowImage(head, { declared: MiB, total: 1000, end: false }) as never,
+      '/steady': steadyImage as never,
     },
   });
   // chunked-over-max starts with the PNG head too: endless() repeats one chunk, so prefix it.
@@ -65,6 +66,24 @@ test.after(async () => {
   await proxy.close();
   await up.close();
 });
+
+/** 512 KiB of PNG in 64 KiB chunks, one every 300 ms: 2.4 s in all, longer than the 1.5 s fetch deadline. */
+const STEADY = pngOfSize(512 * 1024);
+function steadyImage(_req: unknown, res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(STEADY.length) });
+  let sent = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    const piece = STEADY.subarray(sent, sent + 64 * 1024);
+    sent += piece.length;
+    if (sent >= STEADY.length) res.end(piece);
+    else {
+      res.write(piece);
+      setTimeout(next, 300);
+    }
+  };
+  next();
+}
 
 const url = (path: string, target: Upstream = up) => `${proxy.service.baseUrl}${proxy.path(target.url(path))}`;
 
@@ -216,6 +235,29 @@ test('a body that stalls after the headers left: the client connection is aborte
   assert.is(res.aborted, true);
   const elapsed = Date.now() - started;
   assert.ok(elapsed >= 1400 && elapsed < 2500, `aborted after ${elapsed} ms`);
+});
+
+test('a slow but steady image, longer in all than the fetch deadline, passes whole: the body is bounded by its progress', async () => {
+  const started = Date.now();
+  const res = await rawGet(url('/steady'));
+  assert.ok(Date.now() - started > 1500, 'it did take longer than FETCH_TIMEOUT_MS');
+  assert.is(res.status, 200);
+  assert.is(res.aborted, false);
+  assert.ok(res.body.equals(STEADY), `${res.body.length} of ${STEADY.length} bytes, intact`);
+});
+
+test('a steady image that takes longer than PROXY_BODY_TIMEOUT_MS in all is cut there', async () => {
+  const strict = await startProxyService({ FETCH_TIMEOUT_MS: '1500', PROXY_BODY_TIMEOUT_MS: '1000' });
+  try {
+    const started = Date.now();
+    const res = await rawGet(`${strict.service.baseUrl}${strict.path(up.url('/steady'))}`);
+    assert.is(res.status, 200);
+    assert.is(res.aborted, true);
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 900 && elapsed < 2200, `aborted after ${elapsed} ms`);
+  } finally {
+    await strict.close();
+  }
 });
 
 test('HEAD answers the image headers without a body and closes the upstream at once', async () => {
