@@ -3,6 +3,7 @@
 // metadata-guard.ts lets through only strings or null (or nothing) for them, so each goes in as
 // text or an attribute value. embed.html (third-party markup, openapi.yaml "Embed") is never read.
 import type { Metadata } from '../generated/types.gen.js';
+import { plainText } from './plain-text.js';
 
 type Part = (name: string) => HTMLElement;
 
@@ -28,13 +29,14 @@ const same = (a?: string | null, b?: string | null) => a?.toLowerCase() == b?.to
  * `metadata` (loading, error) it clears what an earlier render set.
  */
 export function fillDetails(part: Part, domain: string, metadata?: Metadata): void {
-  const name = metadata?.site_name;
+  const name = plainText(metadata?.site_name);
   const named = !!name && !same(name, domain);
   part('host').textContent = named ? name : domain;
   part('domain').textContent = named ? domain : '';
   const byline = part('byline');
-  const author = same(metadata?.author, name) ? '' : metadata?.author;
-  byline.textContent = [author, publishedDate(metadata?.published_time)].filter(Boolean).join(' · ');
+  const author = plainText(metadata?.author);
+  const byAuthor = same(author, name) ? '' : author;
+  byline.textContent = [byAuthor, publishedDate(metadata?.published_time)].filter(Boolean).join(' · ');
   byline.hidden = !byline.textContent;
   // Its date is in the viewer's locale (the browser's), not in the page's language.
   byline.lang = navigator.language;

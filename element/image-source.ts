@@ -26,14 +26,15 @@ async function viaProxy(url: string, signal: AbortSignal): Promise<Blob | null> 
 }
 
 /**
- * Points `img` at `url` (already checked to be http(s)), with the proxy as the fallback.
+ * Points `img` at `url` (already checked to be http(s)), with the proxy as the fallback, or as
+ * the only way when `proxyOnly` (the origin must not see the reader).
  * `box` is hidden when there is no image at all; when every source fails, it hides only if
  * `collapse` (the favicon), else it stays as an empty frame, so nothing below the card moves.
  */
-export function showImage(img: Loading, box: HTMLElement, url: string | null, apiBase: string | null, collapse?: boolean): void {
+export function showImage(img: Loading, box: HTMLElement, url: string | null, apiBase: string | null, proxyOnly?: boolean, collapse?: boolean): void {
   img.load?.abort();
   const load = (img.load = new AbortController());
-  const direct = !(location.protocol == 'https:' && url?.startsWith('http:'));
+  const direct = !proxyOnly && !(location.protocol == 'https:' && url?.startsWith('http:'));
   const failed = () => {
     img.removeAttribute('src');
     box.hidden = !!collapse;

@@ -34,9 +34,6 @@ export default defineConfig({
   publicDir: false,
   logLevel: 'warn',
   plugins: [gzipBudget()],
-  // The SDK's client carries a server-sent-events client for operations that stream; none of the
-  // element's does, so the bundle gets a stub in its place (no-event-stream.ts).
-  resolve: { alias: [{ find: /^.*\/core\/serverSentEvents\.gen\.js$/, replacement: fileURLToPath(new URL('no-event-stream.ts', import.meta.url)) }] },
   build: {
     outDir: 'dist/element',
     emptyOutDir: true,

@@ -232,6 +232,19 @@ test('changing data-url aborts the first request and renders the second page', a
   assert.is((await readCard(page)).title, 'A second article');
 });
 
+test('ten cards of one URL on a page make one metadata request, and every one shows the page', async () => {
+  const { page } = await freshPage();
+  const target = `${upstream.origin}/second?case=ten-cards`;
+  for (let i = 0; i < 10; i++) await mount(page, { 'data-url': target }, `c${i}`);
+  // Read down the page: each card asks when it nears the viewport.
+  for (let i = 0; i < 10; i++) {
+    await page.locator(`#c${i}`).scrollIntoViewIfNeeded();
+    await waitForState(page, 'ready', `c${i}`);
+  }
+  for (let i = 0; i < 10; i++) assert.is((await readCard(page, `c${i}`)).title, 'A second article');
+  assert.equal(metadataRequests(tab), [apiUrl(service.baseUrl, target)]);
+});
+
 test('data-endpoint sends the request to that API instead of the module origin', async () => {
   const { page } = await freshPage('/local');
   const target = `${upstream.origin}/estuary`;
