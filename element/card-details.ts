@@ -19,6 +19,13 @@ function publishedDate(iso: string | null | undefined): string {
   return date.toLocaleDateString(undefined, { dateStyle: 'medium', timeZone });
 }
 
+/**
+ * The description as far as a card shows it: two lines hold about 160 characters at the card's
+ * widest, so a longer one is cut at a word there with "…". The link's accessible name holds it,
+ * and a screen reader should not read 2,000 characters of it.
+ */
+export const shortened = (text: string) => (text.length > 160 ? text.slice(0, 160).replace(/\s+\S*$/, '') + '…' : text);
+
 const same = (a?: string | null, b?: string | null) => a?.toLowerCase() == b?.toLowerCase();
 
 /**

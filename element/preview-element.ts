@@ -11,7 +11,7 @@
 // rate-limit budget (docs/SPEC.md "Limits") on the cards a reader reaches.
 import type { Metadata } from '../generated/types.gen.js';
 import { apiBase, sharedMetadata } from './api.js';
-import { fillDetails, fitImage } from './card-details.js';
+import { fillDetails, fitImage, shortened } from './card-details.js';
 import { CARD_HTML, ERROR_TITLE, REASON_TEXTS, SAFETY_LABELS } from './card-template.js';
 import { showImage } from './image-source.js';
 import { parseMetadata } from './metadata-guard.js';
@@ -166,7 +166,7 @@ export class LinkPeekPreview extends HTMLElement {
     const href = httpUrl(metadata.fetched_url) ?? target ?? httpUrl(metadata.url)!;
     const domain = siteDomain(href);
     const tags = metadata.safety_tags ?? [];
-    this.#paint('ready', href, plainText(metadata.title) || domain, plainText(metadata.description), domain, metadata.theme_color, metadata);
+    this.#paint('ready', href, plainText(metadata.title) || domain, shortened(plainText(metadata.description)), domain, metadata.theme_color, metadata);
     const part = this.#part;
     const badge = part('badge');
     badge.textContent = tags.map((tag) => SAFETY_LABELS[tag]).join(' · ');
@@ -183,7 +183,7 @@ export class LinkPeekPreview extends HTMLElement {
     showImage(favicon, favicon, ...source(metadata.favicon.url), true);
     const video = !!this.#player || metadata.embed?.type == 'video';
     media.classList.toggle('v', video);
-    // The badge's name joins the link's (aria-labelledby); a nameless one adds nothing.
+    // The badge's name joins the link's; a nameless one adds nothing.
     part('play').ariaLabel = video ? 'Video' : null;
   }
 
@@ -205,7 +205,7 @@ export class LinkPeekPreview extends HTMLElement {
     fillDetails(part, domain, metadata);
     const badge = part('badge');
     badge.hidden = true;
-    badge.textContent = ''; // a hidden label still counts in aria-labelledby
+    badge.textContent = '';
     part('play').ariaLabel = this.#player = null;
     const media = part('media');
     media.className = 'm';

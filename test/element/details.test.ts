@@ -153,7 +153,8 @@ test('the play badge is announced: "Video" is part of the link\'s name', async (
     height: null,
     html: null,
   };
-  await mount(page, { 'data-meta': meta({ embed, title: 'Low tide, time-lapse' }) });
+  // An image, so the badge shows: a card without one has no badge to announce.
+  await mount(page, { 'data-meta': meta({ embed, title: 'Low tide, time-lapse', description: null, image: { url: `${assets.baseUrl}/favicon.ico` } }) });
   await waitForState(page, 'ready');
   assert.is((await accessibleLinks(page))[0]!.name, 'Video Low tide, time-lapse 127.0.0.1 (opens in a new tab)');
 });

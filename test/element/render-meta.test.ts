@@ -238,14 +238,14 @@ test('a data-meta that is not valid Metadata shows the error state; the link sti
   await snapshot(page, 'error-with-link', 'withUrl');
 });
 
-test('accessibility: the link is named by badge, title, host and "(opens in a new tab)", and described by the description', async () => {
+test('accessibility: the link is named by all it shows, in reading order: badge, title, description, host, "(opens in a new tab)"', async () => {
   const { page } = await freshPage();
   await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { safety_tags: ['adult'] })) }, 'tagged');
   await mount(page, { 'data-meta': '{}', 'data-url': `${upstream.origin}/articles/tide-pools` }, 'broken');
   await waitForState(page, 'ready', 'tagged');
   await waitForState(page, 'error', 'broken');
   assert.equal(await accessibleLinks(page), [
-    { name: 'Adult content Tide pools of the northern coast 127.0.0.1 (opens in a new tab)', description: metadataFor(upstream.origin).description! },
+    { name: `Adult content Tide pools of the northern coast ${metadataFor(upstream.origin).description} 127.0.0.1 (opens in a new tab)`, description: '' },
     { name: `${new URL(upstream.origin).host}/articles/tide-pools (opens in a new tab)`, description: '' },
   ]);
   // A re-render without tags leaves no stale badge text in the name.
@@ -254,7 +254,7 @@ test('accessibility: the link is named by badge, title, host and "(opens in a ne
     JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })),
   );
   await page.waitForFunction(() => document.getElementById('tagged')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
-  assert.is((await accessibleLinks(page))[0]!.name, 'Untagged 127.0.0.1 (opens in a new tab)');
+  assert.is((await accessibleLinks(page))[0]!.name, `Untagged ${metadataFor(upstream.origin).description} 127.0.0.1 (opens in a new tab)`);
 });
 
 test('host.focus() focuses the card link (the shadow root delegates focus)', async () => {

@@ -49,7 +49,7 @@ test('a page that calls itself PayPal shows its real domain beside the name, and
   assert.ok(visible.inside, 'the domain is laid out on the site line');
   assert.is(visible.separator, '"· " / ""', 'a dot between the two, silent for a screen reader');
   assert.equal(await accessibleLinks(tab.page), [
-    { name: 'Log in to your PayPal account PayPal paypa1-account-verify.example (opens in a new tab)', description: metadataFor('').description! },
+    { name: `Log in to your PayPal account ${metadataFor('').description} PayPal paypa1-account-verify.example (opens in a new tab)`, description: '' },
   ]);
   await snapshot(tab.page, 'domain-beside-site-name');
 });
