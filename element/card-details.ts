@@ -55,14 +55,32 @@ export function fillDetails(part: Part, domain: string, metadata?: Metadata): vo
 }
 
 /**
- * A wide image (aspect ratio 1.5 or more) covers the 1.91:1 frame; a square or portrait one is
- * shown whole inside it (.c), so the card keeps the height reserved for it whatever the image
- * turns out to be. The declared width and height decide first; the loaded image's own size
+ * A wide image (aspect ratio 1.5 or more) covers the 1.91:1 frame; a square, portrait or small
+ * one (under 320px wide: a logo) is shown whole inside it (.c), never enlarged, so the card keeps
+ * the height reserved for it whatever the image turns out to be. The declared width and height decide first; the loaded image's own size
  * corrects them (only the fit changes, never the layout).
  */
 export function fitImage(media: HTMLElement, image: HTMLImageElement, metadata: Metadata): void {
   // An unknown size (null / null) is NaN, not below 1.5: covered until the image loads.
-  const fit = (width?: number | null, height?: number | null) => media.classList.toggle('c', width! / height! < 1.5);
+  const fit = (width?: number | null, height?: number | null) => media.classList.toggle('c', width! / height! < 1.5 || width! < 320);
   fit(metadata.image.width, metadata.image.height);
   image.onload = () => fit(image.naturalWidth, image.naturalHeight);
+}
+
+/**
+ * Fits the text into the card's fixed text block (styles.ts): while it overflows, the description
+ * gives up a line, then the other, then the title its second line, then the byline goes. Needs
+ * the card laid out; one that is not (display: none) keeps its text clipped at the block's end.
+ */
+export function fitText(part: Part): void {
+  const body = part('body');
+  const description = part('description');
+  const title = part('title');
+  const steps = [
+    () => (description.style.webkitLineClamp = '1'),
+    () => (description.hidden = true),
+    () => (title.style.webkitLineClamp = '1'),
+    () => (part('byline').hidden = true),
+  ];
+  for (const step of steps) if (body.scrollHeight > body.clientHeight) step();
 }

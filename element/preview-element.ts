@@ -11,7 +11,7 @@
 // rate-limit budget (docs/SPEC.md "Limits") on the cards a reader reaches.
 import type { Metadata } from '../generated/types.gen.js';
 import { apiBase, sharedMetadata } from './api.js';
-import { fillDetails, fitImage, shortened } from './card-details.js';
+import { fillDetails, fitImage, fitText, shortened } from './card-details.js';
 import { CARD_HTML, ERROR_TITLE, REASON_TEXTS, SAFETY_LABELS } from './card-template.js';
 import { showImage } from './image-source.js';
 import { parseMetadata } from './metadata-guard.js';
@@ -155,6 +155,7 @@ export class LinkPeekPreview extends HTMLElement {
   #error(target: string | null, reason?: string | null) {
     const why = reason ? REASON_TEXTS[reason as keyof typeof REASON_TEXTS] : undefined;
     this.#paint('error', target, target ? linkText(target) : ERROR_TITLE, why ?? '', '');
+    fitText(this.#part);
   }
 
   /**
@@ -177,14 +178,17 @@ export class LinkPeekPreview extends HTMLElement {
     fitImage(media, image, metadata);
     this.#player = playerUrl(href);
     // A video provider's own images come through the proxy: nothing reaches it before a click.
-    const source = (url?: string | null) => [httpUrl(url), base, !!this.#player || providerImage(url)] as const;
-    showImage(image, media, ...source(metadata.image.url));
+    const source = (raw?: string | null, url = httpUrl(raw)) => [url, base, !!this.#player || providerImage(url)] as const;
+    const picture = source(metadata.image.url);
+    showImage(image, media, ...picture);
+    if (!picture[0]) media.classList.add('n');
     const favicon = part('favicon') as HTMLImageElement;
     showImage(favicon, favicon, ...source(metadata.favicon.url), true);
     const video = !!this.#player || metadata.embed?.type == 'video';
     media.classList.toggle('v', video);
     // The badge's name joins the link's; a nameless one adds nothing.
     part('play').ariaLabel = video ? 'Video' : null;
+    fitText(part);
   }
 
   /** Sets the state and the text pieces; every value goes in as text, every URL was checked. */
@@ -202,20 +206,22 @@ export class LinkPeekPreview extends HTMLElement {
     const text = part('description');
     text.textContent = description;
     text.hidden = state != 'loading' && !description;
+    text.style.webkitLineClamp = part('title').style.webkitLineClamp = '';
     fillDetails(part, domain, metadata);
     const badge = part('badge');
     badge.hidden = true;
     badge.textContent = '';
     part('play').ariaLabel = this.#player = null;
     const media = part('media');
-    media.className = 'm';
+    // Its cover (.n): the error card's, and a card's without an image.
+    media.className = state == 'error' ? 'm n' : 'm';
     media.querySelector('iframe')?.remove();
     const image = part('image') as HTMLImageElement;
     image.onload = null;
     // No image yet: this drops an earlier render's, and aborts its proxy requests.
     showImage(image, media, null, null);
     showImage(part('favicon') as HTMLImageElement, part('favicon'), null, null);
-    media.hidden = state == 'error';
+    media.dataset.i = [...(part('host').textContent || title)][0]?.toUpperCase() ?? '';
     applyTheme(this, states, card, themeColor);
   }
 

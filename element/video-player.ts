@@ -38,6 +38,6 @@ export function playerFrame(src: string, title: string): HTMLIFrameElement {
  * Whether an image is served by a video provider (YouTube's i.ytimg.com and favicons, Vimeo's
  * i.vimeocdn.com): loading it straight from there would tell the provider who reads the page.
  */
-export function providerImage(url?: string | null): boolean {
+export function providerImage(url: string | null): boolean {
   return /(^|\.)(youtube(-nocookie)?\.com|youtu\.be|ytimg\.com|ggpht\.com|vimeo(cdn)?\.com)$/.test(new URL(url ?? 'a:').hostname);
 }

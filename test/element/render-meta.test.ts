@@ -83,7 +83,7 @@ test('the image is decorative (alt="") with or without og:image:alt; a missing t
   assert.is(untitled.imageAlt, '', 'og:image:alt is not read: a screen reader would hear the picture after the title');
 });
 
-test('without an image the image area is hidden; a failing favicon disappears', async () => {
+test('without an image the frame shows the cover, at the same height; a failing favicon disappears', async () => {
   const { page } = await freshPage();
   const meta = metadataFor(upstream.origin, {
     image: { url: null },
@@ -95,7 +95,7 @@ test('without an image the image area is hidden; a failing favicon disappears', 
   // The direct favicon load 404s, then the proxy on the asset server (no proxy there) 404s too.
   await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector<HTMLElement>('[part=favicon]')!.hidden);
   const card = await readCard(page);
-  assert.ok(card.mediaHidden);
+  assert.ok(card.cover && !card.mediaHidden);
   assert.is(card.imageSrc, null);
   assert.ok(card.descriptionHidden);
   assert.ok(card.faviconHidden);
@@ -218,7 +218,7 @@ test('a data-meta that is not valid Metadata shows the error state; the link sti
   for (const id of [...Object.keys(invalid), 'withUrl']) {
     await waitForState(page, 'error', id);
     const card = await readCard(page, id);
-    assert.ok(card.mediaHidden, id);
+    assert.ok(card.cover, id);
     assert.ok(card.badgeHidden, id);
     if (id === 'withUrl') continue;
     const href = invalid[id]![1];
