@@ -17,6 +17,8 @@ function gzipBudget(): Plugin {
     generateBundle(_options, bundle) {
       // The snippet that reserves the card's height before the module arrives, served beside it.
       this.emitFile({ type: 'asset', fileName: 'linkpeek-preview.css', source: readFileSync(new URL('linkpeek-preview.css', import.meta.url)) });
+      // The types of the package entry linkpeek/element (package.json "exports").
+      this.emitFile({ type: 'asset', fileName: 'component.d.ts', source: readFileSync(new URL('component.d.ts', import.meta.url)) });
       for (const file of Object.values(bundle)) {
         if (file.type != 'chunk') continue;
         const bytes = Buffer.from(file.code);
