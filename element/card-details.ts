@@ -74,6 +74,10 @@ export function fitImage(media: HTMLElement, image: HTMLImageElement, metadata: 
  */
 export function fitText(part: Part): void {
   const body = part('body');
+  const media = part('media');
+  // Beside a compact thumbnail, a column narrower than ten letters cannot hold the site line
+  // (a phone at 200% text): the thumbnail gives way. The card keeps its height.
+  if (body.offsetTop < media.offsetTop + media.offsetHeight && body.clientWidth < 10 * parseFloat(getComputedStyle(body).fontSize)) media.hidden = true;
   const description = part('description');
   const title = part('title');
   const steps = [

@@ -21,7 +21,7 @@ export const CARD_HTML =
   '<div part="title" class="t" dir="auto"></div>' +
   '<div part="description" class="d" dir="auto"></div>' +
   '<div part="site" class="s"><img part="favicon" alt="" referrerpolicy="no-referrer">' +
-  '<span part="host" class="h" dir="auto"></span><span part="domain" class="o" dir="auto"></span></div>' +
+  '<span part="host" class="h" dir="auto"></span><i></i><span part="domain" class="o" dir="auto"></span></div>' +
   '<div part="byline" class="y" dir="auto"></div>' +
   '</div></a>';
 

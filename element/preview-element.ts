@@ -203,6 +203,8 @@ export class LinkPeekPreview extends HTMLElement {
     card.className = state == 'loading' ? 'l' : state == 'error' ? 'e' : '';
     card.ariaBusy = String(state == 'loading');
     part('title').textContent = title;
+    // A title in a right-to-left script turns the whole card, so its lines align as one.
+    card.dir = /^[^\p{L}]*[\p{sc=Arab}\p{sc=Hebr}\p{sc=Syrc}\p{sc=Thaa}\p{sc=Nkoo}]/u.test(title) ? 'rtl' : '';
     const text = part('description');
     text.textContent = description;
     text.hidden = state != 'loading' && !description;
@@ -215,6 +217,7 @@ export class LinkPeekPreview extends HTMLElement {
     const media = part('media');
     // Its cover (.n): the error card's, and a card's without an image.
     media.className = state == 'error' ? 'm n' : 'm';
+    media.hidden = false;
     media.querySelector('iframe')?.remove();
     const image = part('image') as HTMLImageElement;
     image.onload = null;

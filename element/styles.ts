@@ -44,18 +44,24 @@ img:not([src]){visibility:hidden}
 .d,.s,.y{color:var(--_muted)}
 .s,.y{font-size:.93em}
 .y{line-height:.975rem}
-.s{display:flex;align-items:center;gap:.375rem;min-height:1.25rem;margin-top:auto}
-.s:after,.e[href] .t:after{content:" \\2197"/"(opens in a new tab)"}
+.s{display:flex;align-items:center;gap:.3rem;min-height:1.25rem;margin-top:auto}
+.s:after{content:"\\2197"/"(opens in a new tab)"}
+.e[href] .t:after{content:" \\2197"/"(opens in a new tab)"}
 .s img{width:1rem;height:1rem;flex:none;padding:.125rem;border-radius:.25rem;background:light-dark(#0000,#fff)}
 .h,.o,.y{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-.o{flex-shrink:0}
+.h{min-width:min(5em,25%)}
+.o{flex-shrink:0;max-width:40%;direction:rtl;text-align:left}
+.b>*{text-align:left}
+a:dir(rtl) .b>*{text-align:right}
 .o:empty{display:none}
-.h:not(:empty)+.o:not(:empty):before{content:"\\b7  "/""}
+i{font-style:normal}
+i:before{content:"\\b7"/""}
+.h:empty+i,i:has(+.o:empty){display:none}
 .w{align-self:flex-start;line-height:.725rem;padding:.125rem .5rem;border-radius:99px;background:var(--_badgeBg);color:var(--_badgeFg);font-size:.86em;font-weight:600}
 .e .t{font-weight:400}
 .e .s{display:none}
 :host([data-layout=compact]) a{flex-direction:row}
-:host([data-layout=compact]) .m{flex:none;width:6.5rem;height:6.5rem;aspect-ratio:auto;margin:.75rem 0;margin-inline-start:.75rem;border-radius:.5rem}
+:host([data-layout=compact]) .m{flex:none;width:min(6.5rem,25%);height:6.5rem;aspect-ratio:auto;margin:.75rem 0;margin-inline-start:.75rem;border-radius:.5rem}
 :host([data-layout=compact]) .d{-webkit-line-clamp:1}
 :host([data-layout=compact]) .b{height:8rem}
 .l .t,.l .d{background:var(--_skeleton);border-radius:.25rem}
