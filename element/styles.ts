@@ -47,7 +47,7 @@ img:not([src]){visibility:hidden}
 .s{display:flex;align-items:center;gap:.3rem;min-height:1.25rem;margin-top:auto}
 .s:after{content:"\\2197"/"(opens in a new tab)"}
 .e[href] .t:after{content:" \\2197"/"(opens in a new tab)"}
-.s img{width:1rem;height:1rem;flex:none;padding:.125rem;border-radius:.25rem;background:light-dark(#0000,#fff)}
+.s img{width:1rem;height:1rem;flex:none;padding:.125rem;border-radius:.25rem;background:light-dark(var(--_skeleton),#fff)}
 .h,.o,.y{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .h{min-width:min(5em,25%)}
 .o{flex-shrink:0;max-width:40%;direction:rtl;text-align:left}

@@ -177,4 +177,17 @@ test('an invalid data-endpoint warns once, however many cards carry it', async (
   assert.equal(messages, ['warning: linkpeek-preview: data-endpoint is not an http(s) URL']);
 });
 
+test('a white favicon stays visible: it sits on a tinted tile in the light theme, a white one in the dark', async () => {
+  const tiles: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    const page = await freshPage();
+    await page.emulateMedia({ colorScheme: scheme });
+    await mount(page, { 'data-meta': meta({ favicon: { url: `${assets.baseUrl}/favicon.ico` } }) });
+    await waitForState(page, 'ready');
+    tiles.push(await page.evaluate(() => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=favicon]')!).backgroundColor));
+  }
+  // palette.ts: the light skeleton #e8ebef, and white.
+  assert.equal(tiles, ['rgb(232, 235, 239)', 'rgb(255, 255, 255)']);
+});
+
 test.run();
