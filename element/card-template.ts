@@ -3,25 +3,26 @@
 import type { FailureReason, SafetyTag } from '../generated/types.gen.js';
 
 /**
- * The whole card is one link; rel drops the opener and the referrer. Its accessible name is
- * badges + title + site line (name and domain) + "(opens in a new tab)" (the alt text of the arrow
- * icon, styles.ts), and description + byline are its accessible description, so a screen reader
- * announces a short link name instead of the whole card text. The image is decorative (alt=""):
- * the title says it all. Every text piece takes its direction from its own first strong letter
- * (dir=auto): an English title on a right-to-left page, or an Arabic one on a left-to-right page.
- * The element's own words (badges) are English.
+ * The whole card is one link; rel drops the opener and the referrer. Its accessible name is its
+ * content in reading order (the play badge's "Video", badges, title, description, site line
+ * ending in "(opens in a new tab)", the alt text of the arrow icon, styles.ts, then the byline),
+ * so the name holds every word the card shows (WCAG 2.5.3 "Label in Name"); the description is
+ * cut short (card-details.ts) so a screen reader does not read a long one in full. The image is
+ * decorative (alt=""): the title says it all. Every text piece takes its direction from its own
+ * first strong letter (dir=auto): an English title on a right-to-left page, or an Arabic one on a
+ * left-to-right page. The element's own words (badges) are English.
  */
 export const CARD_HTML =
-  '<a part="card" rel="noopener noreferrer" target="_blank" aria-labelledby="w p t s" aria-describedby="d y">' +
+  '<a part="card" rel="noopener noreferrer" target="_blank">' +
   '<div part="media" class="m"><img part="image" alt="" referrerpolicy="no-referrer" decoding="async">' +
-  '<span part="play" class="p" id="p" role="img"></span></div>' +
+  '<span part="play" class="p" role="img"></span></div>' +
   '<div part="body" class="b">' +
-  '<span part="badge" class="w" id="w" lang="en"></span>' +
-  '<div part="title" class="t" id="t" dir="auto"></div>' +
-  '<div part="description" class="d" id="d" dir="auto"></div>' +
-  '<div part="site" class="s" id="s"><img part="favicon" alt="" referrerpolicy="no-referrer">' +
-  '<span part="host" class="h" dir="auto"></span><span part="domain" class="o" dir="auto"></span></div>' +
-  '<div part="byline" class="y" id="y" dir="auto"></div>' +
+  '<span part="badge" class="w" lang="en"></span>' +
+  '<div part="title" class="t" dir="auto"></div>' +
+  '<div part="description" class="d" dir="auto"></div>' +
+  '<div part="site" class="s"><img part="favicon" alt="" referrerpolicy="no-referrer">' +
+  '<span part="host" class="h" dir="auto"></span><i></i><span part="domain" class="o" dir="auto"></span></div>' +
+  '<div part="byline" class="y" dir="auto"></div>' +
   '</div></a>';
 
 /** Readable badge text per safety tag (docs/SPEC.md "SafetyTag"). */

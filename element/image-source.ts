@@ -26,17 +26,19 @@ async function viaProxy(url: string, signal: AbortSignal): Promise<Blob | null> 
 }
 
 /**
- * Points `img` at `url` (already checked to be http(s)), with the proxy as the fallback.
- * `box` is hidden when there is no image at all; when every source fails, it hides only if
- * `collapse` (the favicon), else it stays as an empty frame, so nothing below the card moves.
+ * Points `img` at `url` (already checked to be http(s)), with the proxy as the fallback, or as
+ * the only way when `proxyOnly` (the origin must not see the reader). Without an image, or when
+ * every source fails, `box` hides if `collapse` (the favicon); else it stays as a cover (.n,
+ * styles.ts), so nothing below the card moves.
  */
-export function showImage(img: Loading, box: HTMLElement, url: string | null, apiBase: string | null, collapse?: boolean): void {
+export function showImage(img: Loading, box: HTMLElement, url: string | null, apiBase: string | null, proxyOnly?: boolean, collapse?: boolean): void {
   img.load?.abort();
   const load = (img.load = new AbortController());
-  const direct = !(location.protocol == 'https:' && url?.startsWith('http:'));
+  const direct = !proxyOnly && !(location.protocol == 'https:' && url?.startsWith('http:'));
   const failed = () => {
     img.removeAttribute('src');
-    box.hidden = !!collapse;
+    if (collapse) box.hidden = true;
+    else box.classList.add('n');
   };
   const tryProxy = async () => {
     img.onerror = failed;
@@ -47,7 +49,7 @@ export function showImage(img: Loading, box: HTMLElement, url: string | null, ap
     img.addEventListener('load', () => URL.revokeObjectURL(blobUrl), { once: true });
     img.src = blobUrl;
   };
-  box.hidden = !url;
+  box.hidden = !!collapse && !url;
   img.onerror = tryProxy;
   if (url && direct) img.src = url;
   else if (url) void tryProxy();

@@ -88,6 +88,8 @@ export const metadataProblem = object<Metadata>({
     },
     1,
   ),
+  // An older server's answer or a hand-written data-meta may leave it out: the card falls back.
+  fetched_url: is((v) => v == null || httpUrl(v), 'an http(s) URL'),
 });
 
 /** A data-meta attribute's value and what is wrong with it as Metadata ('' when nothing is). */

@@ -10,16 +10,17 @@
 // A data-url card asks the API only when it nears the viewport, so a long page spends its
 // rate-limit budget (docs/SPEC.md "Limits") on the cards a reader reaches.
 import type { Metadata } from '../generated/types.gen.js';
-import { apiBase, fetchMetadata } from './api.js';
-import { fillDetails, fitImage } from './card-details.js';
+import { apiBase, sharedMetadata } from './api.js';
+import { fillDetails, fitImage, fitText, shortened } from './card-details.js';
 import { CARD_HTML, ERROR_TITLE, REASON_TEXTS, SAFETY_LABELS } from './card-template.js';
 import { showImage } from './image-source.js';
 import { parseMetadata } from './metadata-guard.js';
+import { plainText } from './plain-text.js';
 import { httpUrl, linkText } from './safe-url.js';
 import { siteDomain } from './site-domain.js';
 import { cardStyles } from './styles.js';
 import { applyTheme, followScheme } from './theme.js';
-import { playerFrame, playerUrl } from './video-player.js';
+import { playerFrame, playerUrl, providerImage } from './video-player.js';
 
 type State = 'loading' | 'ready' | 'error';
 
@@ -58,13 +59,16 @@ export class LinkPeekPreview extends HTMLElement {
     this.#root.innerHTML = CARD_HTML;
     this.addEventListener('transitionend', () => followScheme(this, this.#internals.states));
     this.#part('media').addEventListener('click', (event) => this.#clickMedia(event));
+    // Enter on a video's card plays it in place, as a click on its image does; the card's link
+    // opens the page once the player is there.
+    this.#part('card').addEventListener('keydown', (event) => event.key == 'Enter' && this.#player && this.#clickMedia(event));
   }
 
   /**
    * A click on a blurred image reveals it; a click on a video's image (its play badge) plays it
    * in place. Either one stays on the page instead of following the card's link.
    */
-  #clickMedia(event: MouseEvent) {
+  #clickMedia(event: Event) {
     const media = this.#part('media');
     const blurred = media.classList.contains('blur');
     if (!blurred && !this.#player) return;
@@ -130,7 +134,7 @@ export class LinkPeekPreview extends HTMLElement {
     this.#start = () => {
       LinkPeekPreview.#near.unobserve(this);
       this.#start = undefined;
-      void fetchMetadata(base, target, request.signal).then((result) => {
+      void sharedMetadata(base, target, request.signal).then((result) => {
         if (request != this.#request) return; // superseded or removed meanwhile
         this.#request = undefined;
         this.#settle(result, base, target);
@@ -142,7 +146,7 @@ export class LinkPeekPreview extends HTMLElement {
   /** Shows the card or the error state, then tells the page, once per settle, as <img> does. */
   #settle(result: Metadata | string | null, base: string | null, target: string | null) {
     const ready = result && typeof result == 'object';
-    if (ready) this.#ready(result, base);
+    if (ready) this.#ready(result, base, target);
     else this.#error(target, result);
     setTimeout(() => this.dispatchEvent(new Event(ready ? 'load' : 'error')));
   }
@@ -151,13 +155,19 @@ export class LinkPeekPreview extends HTMLElement {
   #error(target: string | null, reason?: string | null) {
     const why = reason ? REASON_TEXTS[reason as keyof typeof REASON_TEXTS] : undefined;
     this.#paint('error', target, target ? linkText(target) : ERROR_TITLE, why ?? '', '');
+    fitText(this.#part);
   }
 
-  #ready(metadata: Metadata, base: string | null) {
-    const href = httpUrl(metadata.url)!;
+  /**
+   * The card links to, and names the domain of, the address the reader was given: the one the
+   * service fetched (after redirects), else the one the card was asked for. `url` is what the page
+   * says of itself (og:url may name any site), so it serves only a data-meta that has neither.
+   */
+  #ready(metadata: Metadata, base: string | null, target: string | null) {
+    const href = httpUrl(metadata.fetched_url) ?? target ?? httpUrl(metadata.url)!;
     const domain = siteDomain(href);
     const tags = metadata.safety_tags ?? [];
-    this.#paint('ready', href, metadata.title || domain, metadata.description ?? '', domain, metadata.theme_color, metadata);
+    this.#paint('ready', href, plainText(metadata.title) || domain, shortened(plainText(metadata.description)), domain, metadata.theme_color, metadata);
     const part = this.#part;
     const badge = part('badge');
     badge.textContent = tags.map((tag) => SAFETY_LABELS[tag]).join(' · ');
@@ -166,14 +176,19 @@ export class LinkPeekPreview extends HTMLElement {
     media.classList.toggle('blur', tags.includes('adult'));
     const image = part('image') as HTMLImageElement;
     fitImage(media, image, metadata);
-    showImage(image, media, httpUrl(metadata.image.url), base);
-    const favicon = part('favicon') as HTMLImageElement;
-    showImage(favicon, favicon, httpUrl(metadata.favicon.url), base, true);
     this.#player = playerUrl(href);
+    // A video provider's own images come through the proxy: nothing reaches it before a click.
+    const source = (raw?: string | null, url = httpUrl(raw)) => [url, base, !!this.#player || providerImage(url)] as const;
+    const picture = source(metadata.image.url);
+    showImage(image, media, ...picture);
+    if (!picture[0]) media.classList.add('n');
+    const favicon = part('favicon') as HTMLImageElement;
+    showImage(favicon, favicon, ...source(metadata.favicon.url), true);
     const video = !!this.#player || metadata.embed?.type == 'video';
     media.classList.toggle('v', video);
-    // The badge's name joins the link's (aria-labelledby); a nameless one adds nothing.
+    // The badge's name joins the link's; a nameless one adds nothing.
     part('play').ariaLabel = video ? 'Video' : null;
+    fitText(part);
   }
 
   /** Sets the state and the text pieces; every value goes in as text, every URL was checked. */
@@ -188,23 +203,28 @@ export class LinkPeekPreview extends HTMLElement {
     card.className = state == 'loading' ? 'l' : state == 'error' ? 'e' : '';
     card.ariaBusy = String(state == 'loading');
     part('title').textContent = title;
+    // A title in a right-to-left script turns the whole card, so its lines align as one.
+    card.dir = /^[^\p{L}]*[\p{sc=Arab}\p{sc=Hebr}\p{sc=Syrc}\p{sc=Thaa}\p{sc=Nkoo}]/u.test(title) ? 'rtl' : '';
     const text = part('description');
     text.textContent = description;
     text.hidden = state != 'loading' && !description;
+    text.style.webkitLineClamp = part('title').style.webkitLineClamp = '';
     fillDetails(part, domain, metadata);
     const badge = part('badge');
     badge.hidden = true;
-    badge.textContent = ''; // a hidden label still counts in aria-labelledby
+    badge.textContent = '';
     part('play').ariaLabel = this.#player = null;
     const media = part('media');
-    media.className = 'm';
+    // Its cover (.n): the error card's, and a card's without an image.
+    media.className = state == 'error' ? 'm n' : 'm';
+    media.hidden = false;
     media.querySelector('iframe')?.remove();
     const image = part('image') as HTMLImageElement;
     image.onload = null;
     // No image yet: this drops an earlier render's, and aborts its proxy requests.
     showImage(image, media, null, null);
     showImage(part('favicon') as HTMLImageElement, part('favicon'), null, null);
-    media.hidden = state == 'error';
+    media.dataset.i = [...(part('host').textContent || title)][0]?.toUpperCase() ?? '';
     applyTheme(this, states, card, themeColor);
   }
 

@@ -1,7 +1,9 @@
 // The domain a reader can trust, shown on every card whatever the page calls itself: its
 // registrable domain ("paypa1-account-verify.example" under og:site_name "PayPal"), in Unicode
-// unless a label mixes scripts, which is shown as punycode as browsers do (Chromium's IDN policy,
-// simplified: one script per label, or Latin with Chinese, Japanese or Korean ones).
+// unless a label could pass for another, which is shown as punycode as browsers do (Chromium's IDN
+// display policy, simplified: one script per label, or Latin with Chinese, Japanese or Korean ones;
+// and no label made only of a script's letters that look Latin, "аррӏе" in Cyrillic, outside that
+// script's own top-level domains).
 // The Public Suffix List itself is ~40 KB gzip, too big for the element's budget: a compact rule
 // stands in for it (two labels, three under a country's common second level, "example.co.uk"),
 // and the API's URL (WHATWG-parsed, so ASCII and lower-case) is its input.
@@ -58,6 +60,35 @@ function mixesScripts(label: string): boolean {
 }
 
 /**
+ * Chromium's whole-script confusables (components/url_formatter/spoof_checks/idn_spoof_checker.cc):
+ * per script, its letters that look like Latin ones, then the ASCII top-level domains where its
+ * names are at home (as is any TLD written in the script itself).
+ */
+const LOOKALIKES = [
+  'Cyrl аысԁеԍһіюкјӏорԗԛѕԝхуъьҽпгѵѡ bg by kz pyc ru su ua uz',
+  'Grek αικνρυωηοτ gr',
+  'Armn ագզէլհյոսւօՙ am',
+  'Geor იოყძხჽჿ ge',
+  'Hebr דוחיןסװײ׳ﬦ il',
+  'Thai บพเแ๐ th',
+].map((line) => line.split(' '));
+
+/** Common words that are whole-script confusables but spell no Latin word (Chromium's list). */
+const HARMLESS_WORDS = 'секс как коса курс парк такий укроп сахарок покраска'.split(' ');
+
+/** Whether `label` is made only of one script's Latin look-alikes, under a TLD (`tld`, `unicodeTld`) not of that script. */
+function looksLatin(label: string, tld: string, unicodeTld: string): boolean {
+  return (
+    !HARMLESS_WORDS.includes(label) &&
+    LOOKALIKES.some(([script, letters, ...tlds]) => {
+      const ofScript = new RegExp(`\\p{sc=${script}}`, 'gu');
+      const found = label.match(ofScript);
+      return !!found && found.every((letter) => letters!.includes(letter)) && !tlds.includes(tld) && !unicodeTld.match(ofScript);
+    })
+  );
+}
+
+/**
  * The registrable domain of `url`'s host, as a reader should see it; an IP address as it is.
  * '' for no URL.
  */
@@ -70,7 +101,9 @@ export function siteDomain(url: string | null): string {
   const domain = labels.slice(top?.length == 2 && COUNTRY_SECOND_LEVEL.test(second!) ? -3 : -2);
   try {
     const unicode = domain.map((label) => (label.startsWith('xn--') ? decodePunycode(label.slice(4)) : label));
-    return unicode.some(mixesScripts) ? domain.join('.') : unicode.join('.');
+    const tld = unicode.length - 1;
+    const spoof = unicode.some((label, at) => mixesScripts(label) || (at < tld && looksLatin(label, domain[tld]!, unicode[tld]!)));
+    return spoof ? domain.join('.') : unicode.join('.');
   } catch {
     return domain.join('.');
   }

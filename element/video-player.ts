@@ -33,3 +33,11 @@ export function playerFrame(src: string, title: string): HTMLIFrameElement {
   frame.src = src;
   return frame;
 }
+
+/**
+ * Whether an image is served by a video provider (YouTube's i.ytimg.com and favicons, Vimeo's
+ * i.vimeocdn.com): loading it straight from there would tell the provider who reads the page.
+ */
+export function providerImage(url: string | null): boolean {
+  return /(^|\.)(youtube(-nocookie)?\.com|youtu\.be|ytimg\.com|ggpht\.com|vimeo(cdn)?\.com)$/.test(new URL(url ?? 'a:').hostname);
+}

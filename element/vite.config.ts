@@ -17,6 +17,8 @@ function gzipBudget(): Plugin {
     generateBundle(_options, bundle) {
       // The snippet that reserves the card's height before the module arrives, served beside it.
       this.emitFile({ type: 'asset', fileName: 'linkpeek-preview.css', source: readFileSync(new URL('linkpeek-preview.css', import.meta.url)) });
+      // The types of the package entry linkpeek/element (package.json "exports").
+      this.emitFile({ type: 'asset', fileName: 'component.d.ts', source: readFileSync(new URL('component.d.ts', import.meta.url)) });
       for (const file of Object.values(bundle)) {
         if (file.type != 'chunk') continue;
         const bytes = Buffer.from(file.code);
@@ -34,9 +36,6 @@ export default defineConfig({
   publicDir: false,
   logLevel: 'warn',
   plugins: [gzipBudget()],
-  // The SDK's client carries a server-sent-events client for operations that stream; none of the
-  // element's does, so the bundle gets a stub in its place (no-event-stream.ts).
-  resolve: { alias: [{ find: /^.*\/core\/serverSentEvents\.gen\.js$/, replacement: fileURLToPath(new URL('no-event-stream.ts', import.meta.url)) }] },
   build: {
     outDir: 'dist/element',
     emptyOutDir: true,

@@ -18,7 +18,8 @@ export const MetadataSchema = {
         'author',
         'published_time',
         'theme_color',
-        'embed'
+        'embed',
+        'fetched_url'
     ],
     properties: {
         title: {
@@ -96,6 +97,11 @@ export const MetadataSchema = {
         },
         embed: {
             $ref: '#/components/schemas/Embed'
+        },
+        fetched_url: {
+            type: 'string',
+            format: 'uri',
+            description: 'The address the service fetched the page from, beyond SPEC.md: the requested URL after any redirects, without its fragment. Unlike `url`, which the page itself chooses (`og:url` may name any site), the page cannot set it: a client that shows or links where a preview leads should take its domain from here. Always absolute.'
         }
     }
 } as const;

@@ -65,6 +65,10 @@ export type Metadata = {
      */
     theme_color: string | null;
     embed: Embed;
+    /**
+     * The address the service fetched the page from, beyond SPEC.md: the requested URL after any redirects, without its fragment. Unlike `url`, which the page itself chooses (`og:url` may name any site), the page cannot set it: a client that shows or links where a preview leads should take its domain from here. Always absolute.
+     */
+    fetched_url: string;
 };
 
 /**

@@ -68,13 +68,14 @@ layout();
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
 /**
- * The showcase allows only its own inline style and script (by hash), scripts and API calls to
+ * The showcase allows only its own inline style (by hash) and stylesheets, scripts and API calls to
  * its own origin, and images from anywhere on the web (previews load them directly).
  */
 export const SHOWCASE_CSP = [
   "default-src 'none'",
   `script-src 'self' ${sha256(SCRIPT)}`,
-  `style-src ${sha256(STYLE)}`,
+  // 'self': the card's height reserve, /linkpeek-preview.css, linked as the snippet shows.
+  `style-src 'self' ${sha256(STYLE)}`,
   "connect-src 'self'",
   "img-src 'self' https: http:",
   "base-uri 'none'",
@@ -91,6 +92,7 @@ export function showcaseHtml(defaultUrl: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>LinkPeek — link previews as a service</title>
 <style>${STYLE}</style>
+<link rel="stylesheet" href="/linkpeek-preview.css">
 <script type="module" src="/component.js"></script>
 </head>
 <body>
@@ -107,7 +109,8 @@ export function showcaseHtml(defaultUrl: string): string {
 <linkpeek-preview id="preview" data-url="${url}"></linkpeek-preview>
 
 <h2 id="embed">Embed it</h2>
-<pre tabindex="0" role="group" aria-labelledby="embed"><code>&lt;script type="module" src="<span data-origin></span>/component.js"&gt;&lt;/script&gt;
+<pre tabindex="0" role="group" aria-labelledby="embed"><code>&lt;link rel="stylesheet" href="<span data-origin></span>/linkpeek-preview.css"&gt;
+&lt;script type="module" src="<span data-origin></span>/component.js"&gt;&lt;/script&gt;
 &lt;linkpeek-preview data-url="<span data-page>${url}</span>"<span data-layout-attribute></span>&gt;&lt;/linkpeek-preview&gt;</code></pre>
 
 <h2 id="curl">curl</h2>

@@ -75,6 +75,7 @@ function fromIndex(page: ReadPage, prefer: Family, pageUrl: URL, options: Extrac
     ...page.extra,
     // Filled by the oEmbed enrichment.
     embed: null,
+    fetched_url: fetchedUrl(pageUrl),
   };
 }
 
@@ -106,7 +107,16 @@ export function emptyMetadata(pageUrl: URL, options: ExtractOptions = {}): Metad
     twitter: {},
     safety_tags: [],
     ...noAdditiveFields(),
+    fetched_url: fetchedUrl(pageUrl),
   };
+}
+
+/**
+ * `fetched_url`: the page URL (the final one, after redirects), the one address of the answer the
+ * page cannot choose. Without its fragment, as `url`'s fallback, and written as a URI.
+ */
+function fetchedUrl(pageUrl: URL): string {
+  return asUri(new URL(hrefWithoutFragment(pageUrl)));
 }
 
 /** The fields beyond docs/SPEC.md: a page that is not HTML has none of them. */

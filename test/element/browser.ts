@@ -129,6 +129,8 @@ export interface CardView {
   badge: string;
   badgeHidden: boolean;
   mediaHidden: boolean;
+  /** The image frame shows the cover (the site's initial) in place of an image: none, failed, or an error card. */
+  cover: boolean;
   mediaBlurred: boolean;
   imageSrc: string | null;
   imageAlt: string | null;
@@ -170,6 +172,7 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
       badge: part('badge').textContent ?? '',
       badgeHidden: !visible(part('badge')),
       mediaHidden: !visible(part('media')),
+      cover: part('media').classList.contains('n'),
       mediaBlurred: getComputedStyle(image).filter.includes('blur'),
       imageSrc: image.getAttribute('src'),
       imageAlt: image.getAttribute('alt'),

@@ -69,7 +69,7 @@ test('compact layout: a portrait image stays a square thumbnail, cropped, and do
   await snapshot(page, 'compact-portrait');
 });
 
-/** How the image sits in its frame: "cover" (cropped to 1.91:1) or "contain" (whole). */
+/** How the image sits in its frame: "cover" (cropped to 1.91:1) or "scale-down" (whole, never enlarged). */
 const fitOf = (page: TestPage['page'], id = 'preview') =>
   page.evaluate((id) => getComputedStyle(document.getElementById(id)!.shadowRoot!.querySelector('[part=image]')!).objectFit, id);
 
@@ -77,7 +77,7 @@ test("a square image stays in the banner's frame, shown whole: the card keeps th
   const page = await freshPage();
   const card = await render(page, { image: image('square.png', 300, 300) });
   assert.is(card.shape, 'banner');
-  assert.is(await fitOf(page), 'contain');
+  assert.is(await fitOf(page), 'scale-down');
   const media = await box(page, 'preview', 'media');
   assert.ok(Math.abs(media.width / media.height - 1.91) < 0.02, 'the frame is 1.91:1');
   await snapshot(page, 'square-in-banner');
@@ -87,7 +87,7 @@ test("a portrait image is shown whole in the banner's frame; a wide one covers i
   const page = await freshPage();
   await render(page, { image: image('portrait.png', 200, 600) }, 'portrait');
   await render(page, { image: image('wide.png', 600, 314) }, 'wide');
-  assert.equal([await fitOf(page, 'portrait'), await fitOf(page, 'wide')], ['contain', 'cover']);
+  assert.equal([await fitOf(page, 'portrait'), await fitOf(page, 'wide')], ['scale-down', 'cover']);
 });
 
 test('a wide image, and summary_large_image with a wide image, get the banner', async () => {
@@ -103,7 +103,7 @@ test('without a declared size, or with a wrong one, the loaded image decides its
   const page = await freshPage();
   await render(page, { image: image('square.png', null, null) }, 'unknown');
   await render(page, { image: image('square.png', 1200, 630) }, 'wrong');
-  assert.equal([await fitOf(page, 'unknown'), await fitOf(page, 'wrong')], ['contain', 'contain']);
+  assert.equal([await fitOf(page, 'unknown'), await fitOf(page, 'wrong')], ['scale-down', 'scale-down']);
   const [unknown, wrong] = [await box(page, 'unknown', 'card'), await box(page, 'wrong', 'card')];
   assert.is(Math.round(unknown.height), Math.round(wrong.height));
 });
@@ -112,7 +112,7 @@ test('an arrow icon shows that the link opens a new tab; its alt text reads "(op
   const page = await freshPage();
   await render(page, { image: image('wide.png', 600, 314) });
   const icon = await page.evaluate(() => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=site]')!, '::after').content);
-  assert.is(icon, '" ↗" / "(opens in a new tab)"');
+  assert.is(icon, '"↗" / "(opens in a new tab)"');
   await snapshot(page, 'new-tab-arrow');
 });
 

@@ -72,6 +72,9 @@ for (const scheme of ['light', 'dark'] as const) {
       const meta = metadataFor('http://127.0.0.1:9', { safety_tags: ['adult'], author: 'Ana Ruiz', published_time: '2024-05-01T00:00:00.000Z' });
       await mount(tab.page, { 'data-meta': JSON.stringify(meta) }, 'ready');
       await mount(tab.page, { 'data-meta': 'not json', 'data-url': 'http://127.0.0.1:9/page' }, 'error');
+      // Badge and byline take the description's lines in the card's fixed height: one more card shows it.
+      await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor('http://127.0.0.1:9')) }, 'described');
+      await waitForState(tab.page, 'ready', 'described');
       await waitForState(tab.page, 'ready', 'ready');
       await waitForState(tab.page, 'error', 'error');
       const rendered: Rendered = await tab.page.evaluate(() => {
@@ -83,7 +86,7 @@ for (const scheme of ['light', 'dark'] as const) {
           return 'rgb(255, 255, 255)';
         };
         const out: [string, string, string][] = [];
-        for (const id of ['ready', 'error']) {
+        for (const id of ['ready', 'error', 'described']) {
           for (const part of ['title', 'description', 'host', 'byline', 'badge']) {
             const el = document.getElementById(id)!.shadowRoot!.querySelector<HTMLElement>(`[part=${part}]`)!;
             if (!el.checkVisibility()) continue;
@@ -92,7 +95,7 @@ for (const scheme of ['light', 'dark'] as const) {
         }
         return out;
       });
-      assert.is(rendered.length, 6, 'ready: title, description, host, byline, badge; error: the link');
+      assert.is(rendered.length, 8, 'ready: title, host, byline, badge; error: the link; described: title, description, host');
       const palette = scheme === 'light' ? LIGHT : DARK;
       const expected: Record<string, [keyof Palette, keyof Palette]> = {
         title: ['fg', 'bg'],

@@ -153,7 +153,8 @@ test('the play badge is announced: "Video" is part of the link\'s name', async (
     height: null,
     html: null,
   };
-  await mount(page, { 'data-meta': meta({ embed, title: 'Low tide, time-lapse' }) });
+  // An image, so the badge shows: a card without one has no badge to announce.
+  await mount(page, { 'data-meta': meta({ embed, title: 'Low tide, time-lapse', description: null, image: { url: `${assets.baseUrl}/favicon.ico` } }) });
   await waitForState(page, 'ready');
   assert.is((await accessibleLinks(page))[0]!.name, 'Video Low tide, time-lapse 127.0.0.1 (opens in a new tab)');
 });
@@ -174,6 +175,19 @@ test('an invalid data-endpoint warns once, however many cards carry it', async (
   for (const id of ['a', 'b', 'c']) await mount(page, { 'data-endpoint': 'ftp://api.example/', 'data-url': `${ORIGIN}/page` }, id);
   for (const id of ['a', 'b', 'c']) await waitForState(page, 'error', id);
   assert.equal(messages, ['warning: linkpeek-preview: data-endpoint is not an http(s) URL']);
+});
+
+test('a white favicon stays visible: it sits on a tinted tile in the light theme, a white one in the dark', async () => {
+  const tiles: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    const page = await freshPage();
+    await page.emulateMedia({ colorScheme: scheme });
+    await mount(page, { 'data-meta': meta({ favicon: { url: `${assets.baseUrl}/favicon.ico` } }) });
+    await waitForState(page, 'ready');
+    tiles.push(await page.evaluate(() => getComputedStyle(document.getElementById('preview')!.shadowRoot!.querySelector('[part=favicon]')!).backgroundColor));
+  }
+  // palette.ts: the light skeleton #e8ebef, and white.
+  assert.equal(tiles, ['rgb(232, 235, 239)', 'rgb(255, 255, 255)']);
 });
 
 test.run();

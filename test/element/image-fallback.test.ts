@@ -87,7 +87,7 @@ test('an http: image on an https: page goes straight to the proxy (no mixed cont
   assert.equal(upstream.hits('/mixed.png'), { browser: 0, other: 1 }, 'never requested directly');
 });
 
-test('when direct and proxy both fail, the image frame stays empty (nothing below moves) and the card stays usable', async () => {
+test('when direct and proxy both fail, the image frame shows the cover (nothing below moves) and the card stays usable', async () => {
   tab ??= await openPage(browser, { ignoreHTTPSErrors: true });
   await tab.reset(`${plainPage.baseUrl}/embed`);
   const image = `${upstream.origin}/not-an-image.png`;
@@ -95,7 +95,7 @@ test('when direct and proxy both fail, the image frame stays empty (nothing belo
   await waitForState(tab.page, 'ready');
   await tab.page.waitForFunction(() => !document.getElementById('preview')!.shadowRoot!.querySelector('[part=image]')!.hasAttribute('src'));
   const card = await readCard(tab.page);
-  assert.not.ok(card.mediaHidden);
+  assert.ok(card.cover && !card.mediaHidden);
   assert.is(card.imageSrc, null);
   assert.is(card.title, 'Tide pools of the northern coast');
   assert.ok(tab.requested.includes(proxyUrl(image)), 'the proxy was tried');

@@ -3,7 +3,11 @@
 // a missing one as null): overrides of `image` and `favicon` may be partial.
 import type { ImageMetadata, Metadata } from '../../generated/types.gen.js';
 
-export type DataMeta = Omit<Metadata, 'image' | 'favicon'> & { image: Partial<ImageMetadata>; favicon: Partial<ImageMetadata> };
+export type DataMeta = Omit<Metadata, 'image' | 'favicon' | 'fetched_url'> & {
+  image: Partial<ImageMetadata>;
+  favicon: Partial<ImageMetadata>;
+  fetched_url?: string | null;
+};
 
 export function metadataFor(upstreamOrigin: string, overrides: Partial<DataMeta> = {}): DataMeta {
   return {

@@ -5,6 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
+import { startService, type Service } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 import { startAssetServer, type AssetServer } from './asset-server.js';
 import { launchBrowser, mount, openPage, readCard, snapshot, waitForState, type TestPage } from './browser.js';
 import { metadataFor, type DataMeta } from './metadata-fixture.js';
@@ -16,15 +18,17 @@ const PROVIDER_HOSTS = /^https:\/\/(www\.youtube-nocookie\.com|player\.vimeo\.co
 let browser: Browser;
 let assets: AssetServer;
 let upstream: Upstream;
+let service: Service;
 let tab: TestPage;
 /** Requests that reached the stand-in provider. */
 const providerRequests: string[] = [];
 
 test.before(async () => {
-  [browser, assets, upstream] = await Promise.all([
+  [browser, assets, upstream, service] = await Promise.all([
     launchBrowser(),
     startAssetServer(),
     startUpstream({ '/thumb.png': { type: 'image/png', body: gradientPng(480, 270, [190, 18, 60], [250, 204, 21]) } }),
+    startService(),
   ]);
   tab = await openPage(browser);
   await tab.page.route(PROVIDER_HOSTS, (route) => {
@@ -39,7 +43,7 @@ test.before(async () => {
 test.after(async () => {
   // The page's context first: closing the browser at the same time races it ("context has been closed").
   await tab?.close();
-  await Promise.all([browser?.close(), assets?.close(), upstream?.close()]);
+  await Promise.all([browser?.close(), assets?.close(), upstream?.close(), service?.close()]);
 });
 
 /** embed.html names a different player: it must never be the one loaded. */
@@ -152,6 +156,54 @@ test("an ID that is not of the provider's form, or another site with a video emb
     assert.is(await frame(), null, url);
     assert.equal(providerRequests, [], url);
   }
+});
+
+test('Enter on a video card plays it in place, as a click does; Enter once it plays opens the page', async () => {
+  const [, pageUrl, player] = cases[0]!;
+  await videoCard(pageUrl);
+  await tab.page.keyboard.press('Tab');
+  const loaded = tab.page.waitForRequest(player);
+  await tab.page.keyboard.press('Enter');
+  await loaded;
+  assert.is((await frame())?.src, player);
+  assert.is(tab.page.context().pages().length, 1, 'the link was not followed');
+  const opened = tab.page.context().waitForEvent('request', (request) => request.url() === pageUrl);
+  await tab.page.keyboard.press('Enter');
+  await opened;
+  for (const other of tab.page.context().pages()) if (other != tab.page) await other.close();
+});
+
+/** The hosts YouTube and Vimeo serve a page's thumbnail and icon from. */
+const PROVIDER_IMAGE_HOSTS = /^https?:\/\/([\w-]+\.)*(youtube|ytimg|vimeo|vimeocdn)\.com\//;
+
+test('network log: a page of YouTube and Vimeo cards asks nothing of either provider before a click; their images come through the proxy', async () => {
+  await tab.reset(`${assets.baseUrl}/test-page`);
+  providerRequests.length = 0;
+  const videos = [
+    ['https://www.youtube.com/watch?v=dQw4w9WgXcQ', 'https://i.ytimg.com/vi/dQw4w9WgXcQ/maxresdefault.jpg', 'https://www.youtube.com/s/desktop/favicon.ico'],
+    ['https://vimeo.com/76979871', 'https://i.vimeocdn.com/video/452001751-1280x720.jpg', 'https://f.vimeocdn.com/images_v6/favicon.ico'],
+  ];
+  for (const [i, [url, image, favicon]] of videos.entries())
+    await mount(
+      tab.page,
+      {
+        'data-endpoint': service.baseUrl,
+        'data-meta': JSON.stringify(
+          metadataFor(upstream.origin, { url, image: { url: image, width: 1280, height: 720 }, favicon: { url: favicon }, embed: EMBED }),
+        ),
+      },
+      `v${i}`,
+    );
+  const proxied = videos.flatMap(([, ...images]) => images.map((image) => `${service.baseUrl}/v1/cors-proxy?url=${encodeURIComponent(image)}`));
+  const proxyRequests = () => tab.requested.filter((url) => url.includes('/v1/cors-proxy'));
+  await until(() => proxyRequests().length == proxied.length, 'the four images asked of the proxy');
+  assert.equal(
+    tab.requested.filter((url) => PROVIDER_IMAGE_HOSTS.test(url)),
+    [],
+    'no request to a provider',
+  );
+  assert.equal(proxyRequests().sort(), proxied.sort());
+  assert.equal(providerRequests, []);
 });
 
 test.run();

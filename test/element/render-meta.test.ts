@@ -83,7 +83,7 @@ test('the image is decorative (alt="") with or without og:image:alt; a missing t
   assert.is(untitled.imageAlt, '', 'og:image:alt is not read: a screen reader would hear the picture after the title');
 });
 
-test('without an image the image area is hidden; a failing favicon disappears', async () => {
+test('without an image the frame shows the cover, at the same height; a failing favicon disappears', async () => {
   const { page } = await freshPage();
   const meta = metadataFor(upstream.origin, {
     image: { url: null },
@@ -95,7 +95,7 @@ test('without an image the image area is hidden; a failing favicon disappears', 
   // The direct favicon load 404s, then the proxy on the asset server (no proxy there) 404s too.
   await page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector<HTMLElement>('[part=favicon]')!.hidden);
   const card = await readCard(page);
-  assert.ok(card.mediaHidden);
+  assert.ok(card.cover && !card.mediaHidden);
   assert.is(card.imageSrc, null);
   assert.ok(card.descriptionHidden);
   assert.ok(card.faviconHidden);
@@ -218,7 +218,7 @@ test('a data-meta that is not valid Metadata shows the error state; the link sti
   for (const id of [...Object.keys(invalid), 'withUrl']) {
     await waitForState(page, 'error', id);
     const card = await readCard(page, id);
-    assert.ok(card.mediaHidden, id);
+    assert.ok(card.cover, id);
     assert.ok(card.badgeHidden, id);
     if (id === 'withUrl') continue;
     const href = invalid[id]![1];
@@ -238,14 +238,14 @@ test('a data-meta that is not valid Metadata shows the error state; the link sti
   await snapshot(page, 'error-with-link', 'withUrl');
 });
 
-test('accessibility: the link is named by badge, title, host and "(opens in a new tab)", and described by the description', async () => {
+test('accessibility: the link is named by all it shows, in reading order: badge, title, description, host, "(opens in a new tab)"', async () => {
   const { page } = await freshPage();
   await mount(page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { safety_tags: ['adult'] })) }, 'tagged');
   await mount(page, { 'data-meta': '{}', 'data-url': `${upstream.origin}/articles/tide-pools` }, 'broken');
   await waitForState(page, 'ready', 'tagged');
   await waitForState(page, 'error', 'broken');
   assert.equal(await accessibleLinks(page), [
-    { name: 'Adult content Tide pools of the northern coast 127.0.0.1 (opens in a new tab)', description: metadataFor(upstream.origin).description! },
+    { name: `Adult content Tide pools of the northern coast ${metadataFor(upstream.origin).description} 127.0.0.1 (opens in a new tab)`, description: '' },
     { name: `${new URL(upstream.origin).host}/articles/tide-pools (opens in a new tab)`, description: '' },
   ]);
   // A re-render without tags leaves no stale badge text in the name.
@@ -254,7 +254,7 @@ test('accessibility: the link is named by badge, title, host and "(opens in a ne
     JSON.stringify(metadataFor(upstream.origin, { title: 'Untagged' })),
   );
   await page.waitForFunction(() => document.getElementById('tagged')!.shadowRoot!.querySelector('[part=title]')!.textContent === 'Untagged');
-  assert.is((await accessibleLinks(page))[0]!.name, 'Untagged 127.0.0.1 (opens in a new tab)');
+  assert.is((await accessibleLinks(page))[0]!.name, `Untagged ${metadataFor(upstream.origin).description} 127.0.0.1 (opens in a new tab)`);
 });
 
 test('host.focus() focuses the card link (the shadow root delegates focus)', async () => {

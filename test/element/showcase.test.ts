@@ -85,6 +85,13 @@ test('the embed snippet follows the chosen layout', async () => {
   await waitForState(tab.page, 'ready');
   const embed = tab.page.getByRole('group', { name: 'Embed it' });
   const url = `${upstream.origin}/home`;
+  // The height reserve first: without it a card shifts the text below it (the CLS figures of
+  // element/README.md are measured with these two lines).
+  assert.ok(
+    (await embed.innerText()).startsWith(
+      `<link rel="stylesheet" href="${service.baseUrl}/linkpeek-preview.css">\n<script type="module" src="${service.baseUrl}/component.js"></script>\n`,
+    ),
+  );
   assert.match(await embed.innerText(), `<linkpeek-preview data-url="${url}"></linkpeek-preview>`);
   await tab.page.selectOption('select[name=layout]', 'compact');
   assert.match(await embed.innerText(), `<linkpeek-preview data-url="${url}" data-layout="compact"></linkpeek-preview>`);

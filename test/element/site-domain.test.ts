@@ -1,6 +1,7 @@
 // The real domain on every card: the registrable domain beside the site name (and in the link's
 // accessible name), so a page cannot pass for another site; an IDN in Unicode unless a label
-// mixes scripts, then in punycode as browsers show it.
+// mixes scripts or is a whole-script look-alike of a Latin name, then in punycode as browsers show
+// it; no bidi control or invisible character in any text the card shows.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
@@ -43,12 +44,12 @@ test('a page that calls itself PayPal shows its real domain beside the name, and
     const site = root.querySelector('[part=site]')!.getBoundingClientRect();
     const domain = root.querySelector('[part=domain]')!;
     const box = domain.getBoundingClientRect();
-    return { inside: box.width > 0 && box.right <= site.right + 1, separator: getComputedStyle(domain, '::before').content };
+    return { inside: box.width > 0 && box.right <= site.right + 1, separator: getComputedStyle(domain.previousElementSibling!, '::before').content };
   });
   assert.ok(visible.inside, 'the domain is laid out on the site line');
-  assert.is(visible.separator, '"· " / ""', 'a dot between the two, silent for a screen reader');
+  assert.is(visible.separator, '"·" / ""', 'a dot between the two, silent for a screen reader');
   assert.equal(await accessibleLinks(tab.page), [
-    { name: 'Log in to your PayPal account PayPal paypa1-account-verify.example (opens in a new tab)', description: metadataFor('').description! },
+    { name: `Log in to your PayPal account ${metadataFor('').description} PayPal paypa1-account-verify.example (opens in a new tab)`, description: '' },
   ]);
   await snapshot(tab.page, 'domain-beside-site-name');
 });
@@ -105,6 +106,54 @@ test('an IDN shows in Unicode when each label keeps to one script, in punycode w
   for (const [i, [url, domain]] of cases.entries()) assert.is((await readCard(tab.page, `c${i}`)).domain, domain, url);
   assert.match(cases[5]![1], /^xn--/);
   await snapshot(tab.page, 'domain-punycode', 'c4');
+});
+
+test('a whole-script look-alike (all-Cyrillic "аррӏе.test") shows in punycode, as Chromium shows it', async () => {
+  tab ??= await openPage(browser);
+  await tab.reset(`${assets.baseUrl}/test-page`);
+  const punycode = (url: string) => new URL(url).hostname;
+  const cases: [url: string, domain: string][] = [
+    ['https://аррӏе.test/', punycode('https://аррӏе.test/')],
+    ['https://ѕсоре.com/', punycode('https://ѕсоре.com/')],
+    // Greek letters that look Latin: "τοκ".
+    ['https://τοκ.example/', punycode('https://τοκ.example/')],
+    // At home under a Cyrillic TLD, or one of the TLDs most Cyrillic names live under.
+    ['https://аррӏе.рф/', 'аррӏе.рф'],
+    ['https://аррӏе.ru/', 'аррӏе.ru'],
+    // Letters that look like no Latin one, and a common word on Chromium's list.
+    ['https://пример.test/', 'пример.test'],
+    ['https://парк.test/', 'парк.test'],
+  ];
+  for (const [i, [url]] of cases.entries()) await cardFor(url, { site_name: 'Apple' }, `c${i}`);
+  for (const [i, [url, domain]] of cases.entries()) assert.is((await readCard(tab.page, `c${i}`)).domain, domain, url);
+  assert.match(cases[0]![1], /^xn--/);
+  await snapshot(tab.page, 'domain-whole-script-confusable', 'c0');
+});
+
+test('a bidi override in a site name cannot make it read "google.com"; invisible characters are dropped from every text', async () => {
+  tab ??= await openPage(browser);
+  await tab.reset(`${assets.baseUrl}/test-page`);
+  const card = await cardFor('https://evil.test/', {
+    // Shown as is, this reads "google.com · evil.test".
+    site_name: '\u202emoc.elgoog\u202c',
+    title: 'Pay\u200bPal\u2066 sign-in\u2069\u00ad',
+    description: '\u200fSee \u2067your\u2069 account\ufeff',
+    author: '\u3164\u3164Ann\u2060 Lee',
+  });
+  assert.is(card.host, 'moc.elgoog');
+  assert.is(card.title, 'PayPal sign-in');
+  assert.is(card.description, 'See your account');
+  assert.is(card.byline, 'Ann Lee');
+  assert.not.match(card.html, /[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u3164\u00ad]/);
+  await snapshot(tab.page, 'bidi-override-stripped');
+});
+
+test('joiners that shape text stay: an emoji sequence and a Persian word', async () => {
+  tab ??= await openPage(browser);
+  await tab.reset(`${assets.baseUrl}/test-page`);
+  const card = await cardFor('https://tides.example/', { title: 'A family \u{1F468}\u200d\u{1F469}\u200d\u{1F467}', description: 'می\u200cخواهم' });
+  assert.is(card.title, 'A family \u{1F468}\u200d\u{1F469}\u200d\u{1F467}');
+  assert.is(card.description, 'می\u200cخواهم');
 });
 
 test.run();

@@ -10,6 +10,8 @@ export interface UpstreamRoute {
   status?: number;
   /** Wait this long before answering (a slow page shows the loading state). */
   delayMs?: number;
+  /** A Location header (with a 3xx `status`): a redirect. */
+  location?: string;
   /** Answer 403 to browsers (User-Agent with "Chrome"), like a hotlink-protected CDN. */
   refuseBrowsers?: boolean;
 }
@@ -37,7 +39,8 @@ export async function startUpstream(routes: Record<string, UpstreamRoute>): Prom
     const answer = () => {
       if (!route) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       if (route.refuseBrowsers && fromBrowser) return res.writeHead(403, { 'content-type': 'text/plain' }).end('hotlinking refused');
-      res.writeHead(route.status ?? 200, { 'content-type': route.type, 'cache-control': 'no-store' }).end(route.body);
+      const location = route.location === undefined ? {} : { location: route.location };
+      res.writeHead(route.status ?? 200, { 'content-type': route.type, 'cache-control': 'no-store', ...location }).end(route.body);
     };
     if (route?.delayMs) setTimeout(answer, route.delayMs);
     else answer();

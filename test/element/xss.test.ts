@@ -81,7 +81,7 @@ test('data:, javascript: and relative image and favicon URLs never reach src', a
     }),
   );
   assert.is(card.imageSrc, null);
-  assert.ok(card.mediaHidden);
+  assert.ok(card.cover);
   assert.is(card.faviconSrc, null);
   assert.ok(card.faviconHidden);
   const card2 = await (async () => {
@@ -89,7 +89,7 @@ test('data:, javascript: and relative image and favicon URLs never reach src', a
       (meta) => document.getElementById('preview')!.setAttribute('data-meta', meta),
       JSON.stringify(metadataFor(ORIGIN, { image: { url: '/relative.png' }, favicon: { url: '//127.0.0.1:9/icon.png' } })),
     );
-    await tab.page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector<HTMLElement>('[part=media]')!.hidden);
+    await tab.page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector<HTMLElement>('[part=favicon]')!.hidden);
     return readCard(tab.page);
   })();
   assert.is(card2.imageSrc, null);

@@ -48,6 +48,8 @@ endpoint.before(async (ctx) => {
   ctx.up = await startUpstream({
     routes: {
       '/article': respond(200, ARTICLE, html),
+      '/moved': respond(301, '', { location: '/claims-a-bank' }),
+      '/claims-a-bank': respond(200, '<title>Sign in</title><meta property="og:url" content="http://bank.test/login">', html),
       '/shared': respond(200, ARTICLE, html),
       '/image.png': respond(200, PNG, { 'content-type': 'image/png' }),
       '/doc.pdf': respond(200, '%PDF-1.4 ...', { 'content-type': 'application/pdf' }),
@@ -106,7 +108,15 @@ endpoint('an HTML page gives the exact normalized object, cacheable for 12 hours
     published_time: null,
     theme_color: null,
     embed: null,
+    fetched_url: `${origin}/article`,
   });
+});
+
+endpoint('a page whose og:url names another site: url is its claim, fetched_url the address fetched after redirects', async ({ up, svc }) => {
+  const res = await svc.request(q(`${up.url('/moved').href}#token`));
+  assert.is(res.status, 200);
+  assert.is(res.json.url, 'http://bank.test/login');
+  assert.is(res.json.fetched_url, up.url('/claims-a-bank').href);
 });
 
 endpoint('prefer=twitter changes only title, description, url, image and type, from the same fetch', async ({ up, svc }) => {
@@ -149,6 +159,7 @@ endpoint('an image URL describes itself in image (SPEC Metadata rule 2)', async 
     published_time: null,
     theme_color: null,
     embed: null,
+    fetched_url: up.url('/image.png').href,
   });
 });
 

@@ -77,6 +77,7 @@ fields('a page with every extra field gives the exact object with them filled', 
     // The one without media wins over the dark one; lower-cased.
     theme_color: '#bb1919',
     embed: null,
+    fetched_url: up.url('/every-field').href,
   });
 });
 

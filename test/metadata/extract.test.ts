@@ -43,6 +43,8 @@ test('a full head gives the whole object, relative URLs resolved against <base h
     published_time: null,
     theme_color: null,
     embed: null,
+    // The page URL, whatever its og:url or <link rel=canonical> say.
+    fetched_url: 'https://example.com/articles/tom',
   });
 });
 
@@ -153,6 +155,7 @@ test('emptyMetadata: nulls, the page URL and /favicon.ico of its origin', () => 
     published_time: null,
     theme_color: null,
     embed: null,
+    fetched_url: 'https://files.example/docs/report.pdf?v=2',
   });
 });
 

@@ -71,6 +71,7 @@ export function metadataBody(url: string, fields: Partial<Metadata> = {}): Metad
     published_time: null,
     theme_color: null,
     embed: null,
+    fetched_url: url,
     ...fields,
   };
 }
