@@ -2,11 +2,12 @@
 // bounded by entries and bytes; Redis when REDIS_URL is set, shared by every instance, falling
 // back to memory while Redis fails, never a 500 because a store is down.
 
-import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Metadata } from '../../generated/types.gen.js';
 import type { FetchFailure } from '../failure-reasons.js';
 import type { Failover } from '../store/failover.js';
+import type { RedisClient } from '../store/redis.js';
+import { redisKeys, type RedisKeys } from '../store/redis-keys.js';
 import { lruClock, remainingMs, type Clock } from './lifetime.js';
 
 /**
@@ -107,43 +108,44 @@ export function jsonLength(value: unknown): number {
   }
 }
 
+/**
+ * Entries carry their lifetime as a Redis expiry (PX), which is also what makes them the keys
+ * Redis may evict when full (README "Redis memory": `volatile-lru`); the rate limiter's keys have
+ * none and are never evicted.
+ */
 export class RedisExtractionStore implements ExtractionStore {
   readonly kind = 'redis';
-  private readonly prefix: string;
-  private readonly claimPrefix: string;
+  private readonly keys: RedisKeys;
 
   /** `keyPrefix` (REDIS_KEY_PREFIX) keeps deployments that share one Redis apart. */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     keyPrefix: string,
     private readonly now: Clock = Date.now,
   ) {
-    // The number names what an entry may hold; it changes with that, so an entry written under
-    // older rules (a `url` that kept the requester's fragment, no `expiresAt`) is never served.
-    this.prefix = `${keyPrefix}x4:`;
-    this.claimPrefix = `${keyPrefix}claim:`;
+    this.keys = redisKeys(keyPrefix);
   }
 
   async get(key: string): Promise<Extraction | undefined> {
-    const raw = await this.redis.get(this.prefix + key);
+    const raw = await this.redis.get(this.keys.extraction(key));
     return raw === null ? undefined : (JSON.parse(raw) as Extraction);
   }
 
   async set(key: string, value: Extraction): Promise<void> {
     const ttl = Math.ceil(remainingMs(value.expiresAt, this.now()));
-    if (ttl > 0) await this.redis.set(this.prefix + key, JSON.stringify(value), 'PX', ttl);
+    if (ttl > 0) await this.redis.set(this.keys.extraction(key), JSON.stringify(value), 'PX', ttl);
   }
 
   async claim(key: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(this.claimPrefix + key, '1', 'PX', ttlMs, 'NX')) === 'OK';
+    return (await this.redis.set(this.keys.claim(key), '1', 'PX', ttlMs, 'NX')) === 'OK';
   }
 
   async claimed(key: string): Promise<boolean> {
-    return (await this.redis.exists(this.claimPrefix + key)) === 1;
+    return (await this.redis.exists(this.keys.claim(key))) === 1;
   }
 
   async release(key: string): Promise<void> {
-    await this.redis.del(this.claimPrefix + key);
+    await this.redis.del(this.keys.claim(key));
   }
 }
 
