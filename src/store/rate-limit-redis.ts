@@ -67,7 +67,7 @@ return {0, 0, math.ceil(ends)}
 const RECORD = `${REAP}
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-local until = tonumber(ARGV[3])
+local blockEnds = tonumber(ARGV[3])
 local forget = now
 for i = 8, #ARGV, 2 do
   local at = tonumber(ARGV[i])
@@ -76,10 +76,10 @@ for i = 8, #ARGV, 2 do
     forget = math.max(forget, at + window)
   end
 end
-if until > now then
+if blockEnds > now then
   local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
-  if until > blocked then redis.call('SET', KEYS[2], until) end
-  forget = math.max(forget, until)
+  if blockEnds > blocked then redis.call('SET', KEYS[2], blockEnds) end
+  forget = math.max(forget, blockEnds)
 end
 if forget > now then redis.call('ZADD', KEYS[3], 'GT', forget, ARGV[7]) end
 reap(now)
@@ -104,11 +104,15 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly keys: RedisKeys;
   private readonly now: () => number;
 
-  /** `keyPrefix` (REDIS_KEY_PREFIX) keeps deployments that share one Redis apart. */
+  /**
+   * `keyPrefix` (REDIS_KEY_PREFIX) keeps deployments that share one Redis apart; `instance` names
+   * this instance in what it records (this process's, unless a test runs several).
+   */
   constructor(
     redis: RedisClient,
     private readonly opts: RateLimitOptions,
     keyPrefix = 'lp:',
+    private readonly instance = INSTANCE,
   ) {
     // defineCommand sends a script once and then calls it by its hash (EVALSHA).
     if (!(HIT_COMMAND in redis)) redis.defineCommand(HIT_COMMAND, { numberOfKeys: 3, lua: HIT });
@@ -131,7 +135,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       opts.windowMs,
       opts.max,
       opts.blockMs,
-      `${now}:${INSTANCE}:${sequence}`,
+      `${now}:${this.instance}:${sequence}`,
       keys.bucketBase,
       id,
     );
@@ -141,7 +145,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   /** Adds one client's spending counted elsewhere (the memory store during an outage). */
   async record(spent: SpentBudget): Promise<void> {
     const keys = this.keys.rateLimit(spent.clientId);
-    const pairs = spent.times.flatMap((at, i) => [at, `${at}:${INSTANCE}:kept:${ordinalAt(spent.times, i)}`]);
+    const pairs = spent.times.flatMap((at, i) => [at, `${at}:${this.instance}:kept:${ordinalAt(spent.times, i)}`]);
     await this.redis[RECORD_COMMAND](
       keys.log,
       keys.block,
