@@ -100,15 +100,20 @@ function pong(port) {
 /**
  * Starts `redis-server` on a free port of 127.0.0.1, with no snapshot and no append-only file, in
  * a directory of its own. Resolves to `{ url, port, stop() }` once it answers PING. A port taken
- * between the choice and the bind is tried again on another.
+ * between the choice and the bind is tried again on another. `extraArgs` go on its command line
+ * (a test's own Redis: `--maxmemory`, `--cluster-enabled yes`, ...).
  */
-export async function startRedis(command = onPath('redis-server') ?? 'redis-server') {
+export async function startRedis(command = onPath('redis-server') ?? 'redis-server', extraArgs = []) {
   const dir = mkdtempSync(path.join(tmpdir(), 'linkpeek-test-redis-'));
   for (let attempt = 1; attempt <= 5; attempt++) {
     const port = await freePort();
-    const child = spawn(command, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      command,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning', ...extraArgs],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
     const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

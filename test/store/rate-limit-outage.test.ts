@@ -44,15 +44,15 @@ async function fleetOf3(policy: OutagePolicy): Promise<Fleet3> {
     ['a', 'b', 'c'].map(async (name) => {
       const redis = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
       await redis.connect();
-      let store: OutageSafeRateLimitStore | undefined;
-      const fleet = new Fleet(redis, 'lp:instances', () => void store?.rejoin(true), now, name);
+      const late: { store?: OutageSafeRateLimitStore } = {};
+      const fleet = new Fleet(redis, 'lp:instances', () => void late.store?.rejoin(true), now, name);
       const failover = new Failover({
         deadlineMs: 1000,
         check: () => fleet.beat(),
         checkIntervalMs: 3_600_000,
-        onChange: (down) => void (down || store?.rejoin()),
+        onChange: (down) => void (down || late.store?.rejoin()),
       });
-      store = new OutageSafeRateLimitStore(new RedisRateLimitStore(redis, opts, 'lp:', name), opts, failover, fleet, policy);
+      const store = (late.store = new OutageSafeRateLimitStore(new RedisRateLimitStore(redis, opts, 'lp:', name), opts, failover, fleet, policy));
       return { redis, store, failover, fleet };
     }),
   );
