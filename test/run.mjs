@@ -28,7 +28,7 @@ const files = readdirSync(testDir, { recursive: true })
   .filter((f) => f.endsWith('.test.ts') && f.startsWith(filter))
   .sort();
 
-const usesRedis = files.some((f) => /testRedis|startRedis/.test(readFileSync(path.join(testDir, f), 'utf8')));
+const usesRedis = files.some((f) => /testRedis|startRedis|startCluster|startSentinels/.test(readFileSync(path.join(testDir, f), 'utf8')));
 const wanted = [
   ...(files.some((f) => f.startsWith('element/')) ? ['chromium'] : []),
   ...(files.some((f) => f.startsWith('docs/')) ? ['curl'] : []),
