@@ -70,7 +70,7 @@ export function provisionSystemPackages(wanted) {
 }
 
 /** A TCP port nothing listens on at this moment (redis-server has no "port 0"). */
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

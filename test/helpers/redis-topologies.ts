@@ -4,11 +4,10 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { onPath, startRedis } from '../provision.mjs';
+import { freePort, onPath, startRedis } from '../provision.mjs';
 import { until } from './until.js';
 
 type Server = Awaited<ReturnType<typeof startRedis>>;
@@ -145,15 +144,4 @@ export async function startSentinels(masterName = 'linkpeek'): Promise<RedisSent
 
 async function stopAll(servers: Server[]): Promise<void> {
   await Promise.all(servers.map((s) => s.stop()));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
