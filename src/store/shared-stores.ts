@@ -5,6 +5,7 @@
 // limiter's own commands. The limiter's background check is the fleet heartbeat (store/fleet.ts):
 // one round trip a second that also counts the live instances the outage policy shares the limit by.
 
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { Failover } from './failover.js';
@@ -41,11 +42,14 @@ export async function createSharedStores(config: Config, logger: Logger): Promis
   }
   const redis = await connectRedis(target, logger, config.redisTimeoutMs);
   const keys = redisKeys(config.redisKeyPrefix);
+  // This app's name in the fleet: one per app, so that apps sharing a process count apart.
+  const instance = randomBytes(6).toString('base64url');
   let limiter: OutageSafeRateLimitStore | null = null;
-  const fleet = new Fleet(redis, keys.instances, () => {
+  const lostData = () => {
     logger.warn('redis lost its data: this instance sends back the budgets it counts');
     void limiter?.rejoin(true);
-  });
+  };
+  const fleet = new Fleet(redis, keys.instances, lostData, Date.now, instance);
   const limiterFailover = new Failover({
     deadlineMs: config.redisTimeoutMs,
     check: () => fleet.beat(),
@@ -70,7 +74,13 @@ export async function createSharedStores(config: Config, logger: Logger): Promis
     },
   });
   if (opts)
-    limiter = new OutageSafeRateLimitStore(new RedisRateLimitStore(redis, opts, config.redisKeyPrefix), opts, limiterFailover, fleet, config.rateLimitOutage);
+    limiter = new OutageSafeRateLimitStore(
+      new RedisRateLimitStore(redis, opts, config.redisKeyPrefix, instance),
+      opts,
+      limiterFailover,
+      fleet,
+      config.rateLimitOutage,
+    );
   return {
     redis,
     limiter,
