@@ -31,7 +31,13 @@ export interface ExtractionStore {
   claim(key: string, ttlMs: number): Promise<boolean>;
   /** True while some instance holds the claim on `key`. */
   claimed(key: string): Promise<boolean>;
+  /** Lets the claim on `key` go and wakes every instance waiting on it (`fetchEnded`). */
   release(key: string): Promise<void>;
+  /**
+   * Resolves when an instance releases its claim on `key`, or after `ms` at the latest (a
+   * notice lost with a connection, a claim that expired with its instance).
+   */
+  fetchEnded(key: string, ms: number): Promise<void>;
   readonly kind: string;
 }
 
@@ -74,6 +80,10 @@ export class MemoryExtractionStore implements ExtractionStore {
   }
 
   async release(): Promise<void> {}
+
+  fetchEnded(_key: string, ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
 }
 
 /**
@@ -112,10 +122,18 @@ export function jsonLength(value: unknown): number {
  * Entries carry their lifetime as a Redis expiry (PX), which is also what makes them the keys
  * Redis may evict when full (README "Redis memory": `volatile-lru`); the rate limiter's keys have
  * none and are never evicted.
+ *
+ * An instance waiting for another's fetch is woken by a notice, not by asking Redis again and
+ * again: the instance that releases a claim publishes the page's key on one channel, which every
+ * instance listens to on a connection of its own (a subscribed connection takes no other command),
+ * opened by `listen()` and closed with the main one.
  */
 export class RedisExtractionStore implements ExtractionStore {
   readonly kind = 'redis';
   private readonly keys: RedisKeys;
+  private subscriber: RedisClient | null = null;
+  /** Page key → the wake-ups of the fetchEnded calls waiting on it. */
+  private readonly waiting = new Map<string, Set<() => void>>();
 
   /** `keyPrefix` (REDIS_KEY_PREFIX) keeps deployments that share one Redis apart. */
   constructor(
@@ -146,6 +164,41 @@ export class RedisExtractionStore implements ExtractionStore {
 
   async release(key: string): Promise<void> {
     await this.redis.del(this.keys.claim(key));
+    await this.redis.publish(this.keys.flightsDone, key);
+  }
+
+  /** Opens the connection that hears of fetches ending (also opened by the first wait). */
+  listen(): void {
+    if (this.subscriber) return;
+    const subscriber = this.redis.duplicate();
+    this.subscriber = subscriber;
+    // Its trouble is the main connection's, told by the failover; meanwhile waits end on their timer.
+    subscriber.on('error', () => {});
+    subscriber.on('ready', () => void subscriber.subscribe(this.keys.flightsDone).catch(() => {}));
+    subscriber.on('message', (_channel: string, key: string) => this.wake(key));
+    this.redis.once('end', () => subscriber.disconnect());
+  }
+
+  fetchEnded(key: string, ms: number): Promise<void> {
+    this.listen();
+    return new Promise((resolve) => {
+      let wakeUps = this.waiting.get(key);
+      if (!wakeUps) this.waiting.set(key, (wakeUps = new Set()));
+      const waiters = wakeUps;
+      const wake = () => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        if (waiters.size === 0 && this.waiting.get(key) === waiters) this.waiting.delete(key);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      waiters.add(wake);
+    });
+  }
+
+  private wake(key: string): void {
+    const waiters = this.waiting.get(key);
+    if (waiters) for (const wake of [...waiters]) wake();
   }
 }
 
@@ -191,5 +244,10 @@ export class FallbackExtractionStore implements ExtractionStore {
       () => this.primary.release(key),
       () => this.fallback.release(key),
     );
+  }
+
+  // Sends nothing to Redis: a notice or the timer ends it, whatever the failover says.
+  fetchEnded(key: string, ms: number): Promise<void> {
+    return this.primary.fetchEnded(key, ms);
   }
 }

@@ -17,8 +17,10 @@ export interface CacheStores {
 /** `now`: the clock of the entries' lifetimes (Date.now by default). */
 export function createCacheStores(config: Config, redis: RedisClient | null, failover: Failover | null, now?: Clock): CacheStores {
   const memory = new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes, now });
+  const shared = redis && failover && new RedisExtractionStore(redis, config.redisKeyPrefix, now);
+  shared?.listen(); // before the first wait for another instance's fetch
   return {
-    extractions: redis && failover ? new FallbackExtractionStore(new RedisExtractionStore(redis, config.redisKeyPrefix, now), memory, failover) : memory,
+    extractions: shared ? new FallbackExtractionStore(shared, memory, failover) : memory,
     responses: new ResponseStore({ ...responseStoreOptions(config), now }),
   };
 }
