@@ -125,6 +125,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     async close(options) {
       health.close();
       await engine.close(options);
+      extractions.close?.();
       shared.close();
     },
   };

@@ -38,6 +38,8 @@ export interface ExtractionStore {
    * notice lost with a connection, a claim that expired with its instance).
    */
   fetchEnded(key: string, ms: number): Promise<void>;
+  /** Closes what the store opened of its own (the shared store's listening connection). */
+  close?(): void;
   readonly kind: string;
 }
 
@@ -126,7 +128,7 @@ export function jsonLength(value: unknown): number {
  * An instance waiting for another's fetch is woken by a notice, not by asking Redis again and
  * again: the instance that releases a claim publishes the page's key on one channel, which every
  * instance listens to on a connection of its own (a subscribed connection takes no other command),
- * opened by `listen()` and closed with the main one.
+ * opened by `listen()` and closed by `close()`.
  */
 export class RedisExtractionStore implements ExtractionStore {
   readonly kind = 'redis';
@@ -176,7 +178,10 @@ export class RedisExtractionStore implements ExtractionStore {
     subscriber.on('error', () => {});
     subscriber.on('ready', () => void subscriber.subscribe(this.keys.flightsDone).catch(() => {}));
     subscriber.on('message', (_channel: string, key: string) => this.wake(key));
-    this.redis.once('end', () => subscriber.disconnect());
+  }
+
+  close(): void {
+    this.subscriber?.disconnect();
   }
 
   fetchEnded(key: string, ms: number): Promise<void> {
@@ -249,5 +254,9 @@ export class FallbackExtractionStore implements ExtractionStore {
   // Sends nothing to Redis: a notice or the timer ends it, whatever the failover says.
   fetchEnded(key: string, ms: number): Promise<void> {
     return this.primary.fetchEnded(key, ms);
+  }
+
+  close(): void {
+    this.primary.close?.();
   }
 }

@@ -26,6 +26,12 @@ export interface FailoverOptions {
   onChange?: (degraded: boolean, err?: unknown) => void;
   /** Whether a failed operation means Redis failed; every error by default. */
   tripsOn?: (err: unknown) => boolean;
+  /**
+   * Another failover on the same connection whose trip counts here too: the cache follows the
+   * rate limiter's (whose commands failing means Redis is gone for all), so a request does not
+   * wait out one deadline for its rate limit and another for its cache; never the other way.
+   */
+  follows?: Failover;
 }
 
 /** Why a store operation was abandoned: Redis did not answer within the deadline. */
@@ -48,12 +54,13 @@ export class Failover {
     this.timer.unref();
   }
 
+  /** Down itself, or following a failover that is. */
   get degraded(): boolean {
-    return this.down;
+    return this.down || (this.opts.follows?.degraded ?? false);
   }
 
   async run<T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
-    if (this.down) return fallback();
+    if (this.degraded) return fallback();
     try {
       return await withDeadline(primary(), this.opts.deadlineMs);
     } catch (err) {

@@ -2,7 +2,8 @@
 // store/redis.ts), the rate limiter with its outage policy, and the failovers. The rate limiter and
 // the cache each get a Failover of their own, so the cache's trouble (a write refused by a full
 // Redis, a slow read) never moves the limiter off the shared store while Redis answers the
-// limiter's own commands. The limiter's background check is the fleet heartbeat (store/fleet.ts):
+// limiter's own commands; the other way round, the cache follows the limiter's failover (the
+// limiter's commands failing means Redis is gone for both). The limiter's background check is the fleet heartbeat (store/fleet.ts):
 // one round trip a second that also counts the live instances the outage policy shares the limit by.
 
 import { randomBytes } from 'node:crypto';
@@ -68,6 +69,7 @@ export async function createSharedStores(config: Config, logger: Logger): Promis
     deadlineMs: config.redisTimeoutMs,
     check: () => redis.ping(),
     tripsOn: (err) => !isOutOfMemory(err),
+    follows: limiterFailover,
     onChange: (degraded, err) => {
       if (degraded) logger.warn({ err: errorText(err) }, 'redis failed: cache in memory');
       else logger.info('redis answers again: cache shared again');

@@ -19,6 +19,7 @@ test('an instance waiting for another instance’s fetch sends a handful of comm
   const first = new Redis(REDIS_URL);
   const second = new Redis(REDIS_URL);
   const key = `https://flight.example/${process.pid}/${Date.now()}`;
+  let storeB: RedisExtractionStore | undefined;
   const result: Extraction = { ok: false, code: 'FETCH_FAILED', reason: 'the fetched one', expiresAt: Date.now() + 60_000 };
   try {
     await Promise.all([first.ping(), second.ping()]);
@@ -28,7 +29,7 @@ test('an instance waiting for another instance’s fetch sends a handful of comm
       if (source.endsWith(secondAddress) && args.some((arg) => arg.includes(key))) sent.push(args[0]!);
     });
     const storeA = new RedisExtractionStore(first, 'lp:');
-    const storeB = new RedisExtractionStore(second, 'lp:');
+    storeB = new RedisExtractionStore(second, 'lp:');
     storeB.listen();
     await until(async () => Number(((await first.call('PUBSUB', 'NUMSUB', 'lp:flights-done')) as [string, number])[1]) >= 1, 'B listening');
     const fetching = gate();
@@ -60,6 +61,7 @@ test('an instance waiting for another instance’s fetch sends a handful of comm
     assert.ok(sent.length <= 6, `commands from the waiting instance: ${sent.join(' ')}`);
     assert.ok(sent.length >= 2, `the count sees B's commands: ${sent.join(' ')}`);
   } finally {
+    storeB?.close();
     monitor.disconnect();
     monitorClient.disconnect();
     first.disconnect();
