@@ -32,6 +32,7 @@ const usesRedis = files.some((f) => /testRedis|startRedis|startCluster|startSent
 const wanted = [
   ...(files.some((f) => f.startsWith('element/')) ? ['chromium'] : []),
   ...(files.some((f) => f.startsWith('docs/')) ? ['curl'] : []),
+  ...(files.some((f) => f.startsWith('docs/fleet')) ? ['haproxy'] : []),
   ...(usesRedis && !process.env.TEST_REDIS_URL ? ['redis-server'] : []),
 ];
 const unprovided = provisionSystemPackages(wanted);
