@@ -2,9 +2,12 @@
 // Only src/main.ts reads process.env and hands it to loadConfig; everything else receives Config.
 
 import { ConfigError, type Env, Reader } from './config-reader.js';
-import { OUTAGE_POLICIES, type OutagePolicy } from './store/rate-limit-outage.js';
 
 export { ConfigError };
+
+/** What an instance enforces while the shared store cannot be reached (store/rate-limit-outage.ts). */
+export const OUTAGE_POLICIES = ['share', 'closed', 'local'] as const;
+export type OutagePolicy = (typeof OUTAGE_POLICIES)[number];
 
 export interface Config {
   port: number;

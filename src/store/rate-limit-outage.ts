@@ -14,12 +14,12 @@
 // blocked alone is added to it, and after the store lost its data (a restart without
 // persistence) everything this instance still counts is: spent budgets are not forgotten.
 
+import type { OutagePolicy } from '../config.js';
 import type { Failover } from './failover.js';
 import { limited, MemoryRateLimitStore, type MemoryBounds, type RateDecision, type RateLimitOptions, type RateLimitStore } from './rate-limit.js';
 import type { RedisRateLimitStore } from './rate-limit-redis.js';
 
-export const OUTAGE_POLICIES = ['share', 'closed', 'local'] as const;
-export type OutagePolicy = (typeof OUTAGE_POLICIES)[number];
+export type { OutagePolicy };
 
 /** The clients sent back to the store at once when it returns. */
 const REJOIN_BATCH = 100;
