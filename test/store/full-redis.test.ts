@@ -45,6 +45,7 @@ test('a Redis full of cache entries keeps the limit exact (20 of 30) and nothing
     assert.equal(changes, [], 'no warning: nothing failed over');
   } finally {
     admin.disconnect();
+    extractions.close?.();
     shared.close();
     await server.stop();
   }
