@@ -6,8 +6,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import compress from 'koa-compress';
 import zlib from 'node:zlib';
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { cors } from './api/cors.js';
 import { assetRoutes } from './assets/routes.js';
@@ -28,12 +26,8 @@ import type { ResponseStore } from './cache/response-store.js';
 import { createCacheStores } from './cache/stores.js';
 import type { CloseOptions } from './fetch/fetcher.js';
 import { createImageProxy } from './proxy/proxy.js';
-import { Failover } from './store/failover.js';
-import { connectRedis } from './store/redis.js';
-import { FallbackRateLimitStore, MemoryRateLimitStore } from './store/rate-limit.js';
-import { RedisRateLimitStore } from './store/rate-limit-redis.js';
+import { createSharedStores } from './store/shared-stores.js';
 import { ProxyTrust } from './trusted-proxies.js';
-import type { RateLimitStores } from './api/rate-limit.js';
 
 /** The engine's replaceable parts (tests inject a resolver, enrichers, oEmbed providers, a pipeline). */
 export interface AppDeps extends Omit<EngineDeps, 'store' | 'hooks'> {
@@ -56,11 +50,9 @@ export interface App {
 
 export async function createApp(config: Config, deps: AppDeps = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, config.redisTimeoutMs) : null;
-  const failover = redis && createFailover(config, redis, logger);
-
-  const limiter = createRateLimitStore(config, redis, failover);
-  const { extractions, responses } = createCacheStores(config, redis, failover, deps.now);
+  const shared = await createSharedStores(config, logger);
+  const { limiter } = shared;
+  const { extractions, responses } = createCacheStores(config, shared.redis, shared.cacheFailover, deps.now);
   const engine = createEngine(config, {
     ...deps,
     logger,
@@ -87,7 +79,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     lookupSlots: fetcher.lookups.scheduler,
     scans: () => engine.scanTimes.recent(),
     scanSlots: engine.scanner.queue,
-    redisUp: () => (failover ? !failover.degraded && redis.status === 'ready' : null),
+    redisUp: () => shared.redisUp(),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });
 
@@ -137,38 +129,13 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     responses,
     callback: () => koa.callback(),
     get degraded() {
-      return failover?.degraded ?? false;
+      return shared.redisUp() === false;
     },
     async close(options) {
-      limiter?.client.close();
-      limiter?.site?.close();
-      failover?.close();
       health.close();
       await engine.close(options);
-      redis?.disconnect();
+      extractions.close?.();
+      shared.close();
     },
   };
-}
-
-/** One failover for the rate limiter and the cache, with Redis's PING as its background check. */
-function createFailover(config: Config, redis: Redis, logger: Logger): Failover {
-  return new Failover({
-    deadlineMs: config.redisTimeoutMs,
-    check: () => redis.ping(),
-    onChange: (degraded, err) => {
-      if (degraded) logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'redis failed: using memory stores');
-      else logger.info('redis answers again: back on shared stores');
-    },
-  });
-}
-
-function createRateLimitStore(config: Config, redis: Redis | null, failover: Failover | null): RateLimitStores | null {
-  if (config.rateLimitMax === 0) return null;
-  const store = (max: number) => {
-    // docs/SPEC.md "Limits": the block after the limit lasts as long as the window (10 s by default).
-    const opts = { max, windowMs: config.rateLimitWindowMs, blockMs: config.rateLimitWindowMs };
-    const memory = new MemoryRateLimitStore(opts);
-    return redis && failover ? new FallbackRateLimitStore(new RedisRateLimitStore(redis, opts, config.redisKeyPrefix), memory, failover) : memory;
-  };
-  return { client: store(config.rateLimitMax), site: config.rateLimitIpv6SiteMax === 0 ? null : store(config.rateLimitIpv6SiteMax) };
 }

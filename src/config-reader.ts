@@ -118,6 +118,18 @@ export class Reader {
     });
   }
 
+  /** Comma-separated host:port addresses (a name or an IP; IPv6 in brackets). */
+  hostPortsOrNull(name: string): string[] | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    return value.split(',').map((entry) => {
+      const address = entry.trim();
+      const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(address);
+      if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) throw new ConfigError(name, `"${address}" is not host:port`);
+      return address;
+    });
+  }
+
   redisUrlOrNull(name: string): string | null {
     const value = this.raw(name);
     if (value === undefined) return null;

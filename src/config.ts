@@ -7,6 +7,10 @@ import { parseTrustProxy, type TrustProxySetting } from './trusted-proxies.js';
 
 export { ConfigError };
 
+/** What an instance enforces while the shared store cannot be reached (store/rate-limit-outage.ts). */
+export const OUTAGE_POLICIES = ['share', 'closed', 'local'] as const;
+export type OutagePolicy = (typeof OUTAGE_POLICIES)[number];
+
 export interface Config {
   port: number;
   host: string;
@@ -26,7 +30,14 @@ export interface Config {
   maxConnectionsPerClient: number;
   /** Requests per window per IPv6 /48, over all its /64s together; 0 disables. */
   rateLimitIpv6SiteMax: number;
+  /** What an instance enforces while the shared store cannot be reached (store/rate-limit-outage.ts). */
+  rateLimitOutage: OutagePolicy;
   redisUrl: string | null;
+  /** Seed nodes of a Redis Cluster, host:port; instead of REDIS_URL. */
+  redisClusterNodes: string[] | null;
+  /** Sentinels, host:port, and the name of the master they watch; instead of REDIS_URL. */
+  redisSentinels: string[] | null;
+  redisSentinelMaster: string;
   /** Longest a Redis operation may take; past it the instance falls back to its memory stores. */
   redisTimeoutMs: number;
   /** Prefix of every Redis key, so deployments can share one Redis. */
@@ -121,7 +132,11 @@ export function loadConfig(env: Env = {}): Config {
     maxConnectionsPerClient: read.int('MAX_CONNECTIONS_PER_CLIENT', 32, { min: 0 }),
     // The data endpoints allow 20 requests per 10 s, each of which may last its 9.5 s deadline.
     maxRequestsInFlightPerClient: read.int('MAX_REQUESTS_IN_FLIGHT_PER_CLIENT', 24, { min: 0 }),
+    rateLimitOutage: read.oneOf('RATE_LIMIT_OUTAGE', 'share', OUTAGE_POLICIES),
     redisUrl: read.redisUrlOrNull('REDIS_URL'),
+    redisClusterNodes: read.hostPortsOrNull('REDIS_CLUSTER_NODES'),
+    redisSentinels: read.hostPortsOrNull('REDIS_SENTINELS'),
+    redisSentinelMaster: read.string('REDIS_SENTINEL_MASTER', 'mymaster'),
     // Redis answers in well under a millisecond on a local network; 250 ms is a stall, not load.
     redisTimeoutMs: read.int('REDIS_TIMEOUT_MS', 250, { min: 1 }),
     redisKeyPrefix: read.keyPrefix('REDIS_KEY_PREFIX', 'lp:'),
@@ -187,6 +202,8 @@ export function loadConfig(env: Env = {}): Config {
   // lookup that outlives the budget makes the probe of a host that never answers wait its whole
   // budget, and then the next page's probe wait again for the rest of the lookup, where one within
   // the budget has failed, and is remembered, by the time the budget ends.
+  const redisSettings = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'].filter((name) => (env[name] ?? '').trim() !== '');
+  if (redisSettings.length > 1) throw new ConfigError(redisSettings[1]!, `set only one of ${redisSettings.join(' and ')}`);
   const dnsDefault = Math.min(2_000, Math.floor(config.fetchTimeoutMs / 2), Math.max(500, config.enrichBudgetMs));
   config.dnsTimeoutMs = read.int('DNS_TIMEOUT_MS', Math.max(1, dnsDefault), { min: 1 });
   // A lookup that may outlive the fetch deadline would turn every DNS stall into a fetch timeout.

@@ -8,4 +8,5 @@ export declare function provisionPlan(
   options?: { pathVariable?: string; isRoot?: boolean },
 ): { missing: string[]; install?: string[][]; ask?: string };
 export declare function provisionSystemPackages(wanted: string[]): string | null;
-export declare function startRedis(command?: string): Promise<{ url: string; port: number; stop(): Promise<void> }>;
+export declare function startRedis(command?: string, extraArgs?: string[]): Promise<{ url: string; port: number; stop(): Promise<void> }>;
+export declare function freePort(): Promise<number>;

@@ -1,7 +1,8 @@
 // What the test run needs from the machine, provided by the run itself so that `npm test` works on
 // a fresh Debian machine with only Node and apt:
 //  - Debian's `chromium` (the element's tests drive it through playwright-core, never a downloaded
-//    browser), `redis-server`, and `curl` (the README's commands are run as written): installed
+//    browser), `redis-server`, `curl` (the README's commands are run as written) and `haproxy`
+//    (the fleet example's balancer, test/docs/fleet.test.ts): installed
 //    with apt-get when missing and this process may (root, apt-get present); otherwise the one
 //    command that installs them is named and the run stops.
 //  - A Redis of the run's own on a free loopback port, persisting nothing, stopped when the run
@@ -16,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** Debian package → the command it puts on PATH. */
-export const SYSTEM_PACKAGES = { chromium: 'chromium', 'redis-server': 'redis-server', curl: 'curl' };
+export const SYSTEM_PACKAGES = { chromium: 'chromium', 'redis-server': 'redis-server', curl: 'curl', haproxy: 'haproxy' };
 
 /** The full path of `command` on PATH, or null. */
 export function onPath(command, pathVariable = process.env.PATH ?? '') {
@@ -70,7 +71,7 @@ export function provisionSystemPackages(wanted) {
 }
 
 /** A TCP port nothing listens on at this moment (redis-server has no "port 0"). */
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -100,15 +101,20 @@ function pong(port) {
 /**
  * Starts `redis-server` on a free port of 127.0.0.1, with no snapshot and no append-only file, in
  * a directory of its own. Resolves to `{ url, port, stop() }` once it answers PING. A port taken
- * between the choice and the bind is tried again on another.
+ * between the choice and the bind is tried again on another. `extraArgs` go on its command line
+ * (a test's own Redis: `--maxmemory`, `--cluster-enabled yes`, ...).
  */
-export async function startRedis(command = onPath('redis-server') ?? 'redis-server') {
+export async function startRedis(command = onPath('redis-server') ?? 'redis-server', extraArgs = []) {
   const dir = mkdtempSync(path.join(tmpdir(), 'linkpeek-test-redis-'));
   for (let attempt = 1; attempt <= 5; attempt++) {
     const port = await freePort();
-    const child = spawn(command, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      command,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning', ...extraArgs],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
     const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

@@ -28,10 +28,11 @@ const files = readdirSync(testDir, { recursive: true })
   .filter((f) => f.endsWith('.test.ts') && f.startsWith(filter))
   .sort();
 
-const usesRedis = files.some((f) => /testRedis|startRedis/.test(readFileSync(path.join(testDir, f), 'utf8')));
+const usesRedis = files.some((f) => /testRedis|startRedis|startCluster|startSentinels/.test(readFileSync(path.join(testDir, f), 'utf8')));
 const wanted = [
   ...(files.some((f) => f.startsWith('element/')) ? ['chromium'] : []),
   ...(files.some((f) => f.startsWith('docs/')) ? ['curl'] : []),
+  ...(files.some((f) => f.startsWith('docs/fleet')) ? ['haproxy'] : []),
   ...(usesRedis && !process.env.TEST_REDIS_URL ? ['redis-server'] : []),
 ];
 const unprovided = provisionSystemPackages(wanted);
@@ -50,7 +51,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.e
 // the rest run two at a time (the machines have 2 cores), which keeps CI's two full runs well
 // inside its time limit.
 const TIMING_SENSITIVE =
-  /^(ops\/|element\/(layout-shift|lazy-load|render-url)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
+  /^(ops\/|element\/(layout-shift|lazy-load|render-url)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
 // Files that spend their time waiting on real time with little CPU of their own (a reader's
 // scrolling pace against the rate limit's real window) run beside the shared ones, outside their

@@ -2,12 +2,13 @@
 // bounded by entries and bytes; Redis when REDIS_URL is set, shared by every instance, falling
 // back to memory while Redis fails, never a 500 because a store is down.
 
-import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Metadata } from '../../generated/types.gen.js';
 import type { FetchFailure } from '../failure-reasons.js';
 import type { Failover } from '../store/failover.js';
 import { EXTRACTION_VERSION, storedExtractionCheck } from './extraction-shape.js';
+import type { RedisClient } from '../store/redis.js';
+import { redisKeys, type RedisKeys } from '../store/redis-keys.js';
 import { lruClock, remainingMs, type Clock } from './lifetime.js';
 
 /**
@@ -31,7 +32,15 @@ export interface ExtractionStore {
   claim(key: string, ttlMs: number): Promise<boolean>;
   /** True while some instance holds the claim on `key`. */
   claimed(key: string): Promise<boolean>;
+  /** Lets the claim on `key` go and wakes every instance waiting on it (`fetchEnded`). */
   release(key: string): Promise<void>;
+  /**
+   * Resolves when an instance releases its claim on `key`, or after `ms` at the latest (a
+   * notice lost with a connection, a claim that expired with its instance).
+   */
+  fetchEnded(key: string, ms: number): Promise<void>;
+  /** Closes what the store opened of its own (the shared store's listening connection). */
+  close?(): void;
   readonly kind: string;
 }
 
@@ -74,6 +83,10 @@ export class MemoryExtractionStore implements ExtractionStore {
   }
 
   async release(): Promise<void> {}
+
+  fetchEnded(_key: string, ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
 }
 
 /**
@@ -108,26 +121,37 @@ export function jsonLength(value: unknown): number {
   }
 }
 
+/**
+ * Entries carry their lifetime as a Redis expiry (PX), which is also what makes them the keys
+ * Redis may evict when full (README "Redis memory": `volatile-lru`); the rate limiter's keys have
+ * none and are never evicted.
+ *
+ * An instance waiting for another's fetch is woken by a notice, not by asking Redis again and
+ * again: the instance that releases a claim publishes the page's key on one channel, which every
+ * instance listens to on a connection of its own (a subscribed connection takes no other command),
+ * opened by `listen()` and closed by `close()`.
+ */
 export class RedisExtractionStore implements ExtractionStore {
   readonly kind = 'redis';
-  private readonly prefix: string;
-  private readonly claimPrefix: string;
+  private readonly keys: RedisKeys;
+  private subscriber: RedisClient | null = null;
+  /** Page key → the wake-ups of the fetchEnded calls waiting on it. */
+  private readonly waiting = new Map<string, Set<() => void>>();
   private readonly isExtraction = storedExtractionCheck();
 
   /** `keyPrefix` (REDIS_KEY_PREFIX) keeps deployments that share one Redis apart. */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     keyPrefix: string,
     private readonly now: Clock = Date.now,
   ) {
-    // The version names what an entry may hold (extraction-shape.ts: the rules and the Metadata
-    // schema); it changes with that, so an entry written under older rules or schema is never served.
-    this.prefix = `${keyPrefix}${EXTRACTION_VERSION}:`;
-    this.claimPrefix = `${keyPrefix}claim:`;
+    // The keys' version names what an entry may hold (extraction-shape.ts: the rules and the
+    // Metadata schema); it changes with that, so an entry written under older rules or schema is never served.
+    this.keys = redisKeys(keyPrefix, EXTRACTION_VERSION);
   }
 
   async get(key: string): Promise<Extraction | undefined> {
-    const raw = await this.redis.get(this.prefix + key);
+    const raw = await this.redis.get(this.keys.extraction(key));
     if (raw === null) return undefined;
     // An entry that is not JSON or not of this version's shape is a miss: the fresh extraction replaces it.
     let stored: unknown;
@@ -141,19 +165,57 @@ export class RedisExtractionStore implements ExtractionStore {
 
   async set(key: string, value: Extraction): Promise<void> {
     const ttl = Math.ceil(remainingMs(value.expiresAt, this.now()));
-    if (ttl > 0) await this.redis.set(this.prefix + key, JSON.stringify(value), 'PX', ttl);
+    if (ttl > 0) await this.redis.set(this.keys.extraction(key), JSON.stringify(value), 'PX', ttl);
   }
 
   async claim(key: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(this.claimPrefix + key, '1', 'PX', ttlMs, 'NX')) === 'OK';
+    return (await this.redis.set(this.keys.claim(key), '1', 'PX', ttlMs, 'NX')) === 'OK';
   }
 
   async claimed(key: string): Promise<boolean> {
-    return (await this.redis.exists(this.claimPrefix + key)) === 1;
+    return (await this.redis.exists(this.keys.claim(key))) === 1;
   }
 
   async release(key: string): Promise<void> {
-    await this.redis.del(this.claimPrefix + key);
+    await this.redis.del(this.keys.claim(key));
+    await this.redis.publish(this.keys.flightsDone, key);
+  }
+
+  /** Opens the connection that hears of fetches ending (also opened by the first wait). */
+  listen(): void {
+    if (this.subscriber) return;
+    const subscriber = this.redis.duplicate();
+    this.subscriber = subscriber;
+    // Its trouble is the main connection's, told by the failover; meanwhile waits end on their timer.
+    subscriber.on('error', () => {});
+    subscriber.on('ready', () => void subscriber.subscribe(this.keys.flightsDone).catch(() => {}));
+    subscriber.on('message', (_channel: string, key: string) => this.wake(key));
+  }
+
+  close(): void {
+    this.subscriber?.disconnect();
+  }
+
+  fetchEnded(key: string, ms: number): Promise<void> {
+    this.listen();
+    return new Promise((resolve) => {
+      let wakeUps = this.waiting.get(key);
+      if (!wakeUps) this.waiting.set(key, (wakeUps = new Set()));
+      const waiters = wakeUps;
+      const wake = () => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        if (waiters.size === 0 && this.waiting.get(key) === waiters) this.waiting.delete(key);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      waiters.add(wake);
+    });
+  }
+
+  private wake(key: string): void {
+    const waiters = this.waiting.get(key);
+    if (waiters) for (const wake of [...waiters]) wake();
   }
 }
 
@@ -199,5 +261,14 @@ export class FallbackExtractionStore implements ExtractionStore {
       () => this.primary.release(key),
       () => this.fallback.release(key),
     );
+  }
+
+  // Sends nothing to Redis: a notice or the timer ends it, whatever the failover says.
+  fetchEnded(key: string, ms: number): Promise<void> {
+    return this.primary.fetchEnded(key, ms);
+  }
+
+  close(): void {
+    this.primary.close?.();
   }
 }

@@ -2,12 +2,15 @@
 // extraction (a map of promises). Across instances sharing a Redis store, the first to claim the
 // page fetches it and the others wait for its result to land in the store; should that claim go
 // away without a result (the instance failed to store, or died), a waiter fetches after all.
+// A waiter looks in the store when the fetching instance says its fetch ended (a pub/sub notice,
+// cache/extraction-store.ts), and otherwise only every CLAIM_RECHECK_MS, for a claim that expired
+// with its instance or a notice lost with a connection: a few commands per page, not a poll.
 
 import type { CacheOutcome } from '../metadata/service-types.js';
 import type { Extraction, ExtractionStore } from './extraction-store.js';
 
-/** How often an instance waiting for another's fetch looks for the result. */
-const CLAIM_POLL_MS = 25;
+/** How long a waiter goes without news before it looks at the claim and the store anyway. */
+const CLAIM_RECHECK_MS = 2_000;
 
 export class SingleFlight {
   private readonly inflight = new Map<string, Promise<Extraction>>();
@@ -48,10 +51,12 @@ export class SingleFlight {
   private async awaitOtherInstance(key: string): Promise<Extraction | undefined> {
     const deadline = Date.now() + this.claimTtlMs;
     while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+      // Listening before looking: a fetch that ends between the look and the wait still wakes it.
+      const ended = this.store.fetchEnded(key, Math.min(CLAIM_RECHECK_MS, Math.max(1, deadline - Date.now())));
       const done = await this.store.get(key);
       if (done) return done;
       if (!(await this.store.claimed(key))) return this.store.get(key);
+      await ended;
     }
     return undefined;
   }

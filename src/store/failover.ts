@@ -1,7 +1,12 @@
 // Redis first, memory while Redis fails: an instance degrades to its own memory stores and says
 // so in logs and /healthz; it never answers 500 because a store is down (docs/ARCHITECTURE.md).
-// One Failover per Redis connection, shared by the rate limiter and the cache, so both agree on
-// whether the instance is degraded and the log says it once per outage.
+// The rate limiter and the cache each have their own Failover on the one connection, so a cache
+// that fails (a write refused, a slow read) never moves the limiter off the shared store while
+// Redis answers the limiter's own commands (store/shared-stores.ts).
+//
+// An error Redis answered with that says "this write did not fit" (OOM, under a `maxmemory`) is
+// not an outage: Redis is there and answering. That one operation is served by memory and
+// nothing trips (`tripsOn`).
 //
 // "Fails" includes "stops answering": a Redis that accepts connections and never replies (a
 // frozen process, a full network buffer, a stuck proxy) keeps ioredis's connection `ready`, so
@@ -19,6 +24,14 @@ export interface FailoverOptions {
   /** How often the check runs, in ms. */
   checkIntervalMs?: number;
   onChange?: (degraded: boolean, err?: unknown) => void;
+  /** Whether a failed operation means Redis failed; every error by default. */
+  tripsOn?: (err: unknown) => boolean;
+  /**
+   * Another failover on the same connection whose trip counts here too: the cache follows the
+   * rate limiter's (whose commands failing means Redis is gone for all), so a request does not
+   * wait out one deadline for its rate limit and another for its cache; never the other way.
+   */
+  follows?: Failover;
 }
 
 /** Why a store operation was abandoned: Redis did not answer within the deadline. */
@@ -41,16 +54,17 @@ export class Failover {
     this.timer.unref();
   }
 
+  /** Down itself, or following a failover that is. */
   get degraded(): boolean {
-    return this.down;
+    return this.down || (this.opts.follows?.degraded ?? false);
   }
 
   async run<T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
-    if (this.down) return fallback();
+    if (this.degraded) return fallback();
     try {
       return await withDeadline(primary(), this.opts.deadlineMs);
     } catch (err) {
-      this.trip(err);
+      if (this.opts.tripsOn?.(err) ?? true) this.trip(err);
       return fallback();
     }
   }
@@ -66,7 +80,7 @@ export class Failover {
         this.opts.onChange?.(false);
       }
     } catch (err) {
-      this.trip(err);
+      if (this.opts.tripsOn?.(err) ?? true) this.trip(err);
     } finally {
       this.checking = false;
     }

@@ -7,10 +7,8 @@
 //   - the request past the limit blocks the client for `blockMs` from that moment, whatever the
 //     window had left; requests during a block are refused and not counted.
 // The memory store is here; the Redis store (rate-limit-redis.ts) runs the same rule as one
-// script. An unreachable Redis falls back to the memory store (store/failover.ts) rather than
-// turning into a 500.
-
-import type { Failover } from './failover.js';
+// script. While Redis cannot be reached, the memory store decides under the outage policy
+// (rate-limit-outage.ts) rather than a 500.
 
 export interface RateDecision {
   allowed: boolean;
@@ -59,6 +57,20 @@ export interface MemoryBounds {
   maxClients?: number;
   /** Real ms between sweeps; every window (at least a second) by default. */
   sweepEveryMs?: number;
+  /**
+   * The requests a client may make in a window, asked at each decision; `max` by default. The
+   * outage policy lowers it to this instance's share of the fleet's limit.
+   */
+  limit?: () => number;
+}
+
+/** One client's requests counted by one store, to be added to another (rate-limit-redis.ts). */
+export interface SpentBudget {
+  clientId: string;
+  /** Allowed requests still in the window, epoch ms, oldest first. */
+  times: number[];
+  /** When the client's block ends, if it is blocked. */
+  blockedUntil?: number;
 }
 
 /**
@@ -76,6 +88,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly blocks = new Map<string, number>();
   private readonly now: () => number;
   private readonly maxClients: number;
+  private readonly limit: () => number;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -84,6 +97,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   ) {
     this.now = opts.now ?? Date.now;
     this.maxClients = bounds.maxClients ?? 100_000;
+    this.limit = bounds.limit ?? (() => opts.max);
     const sweepEveryMs = bounds.sweepEveryMs ?? Math.max(1000, Math.min(opts.windowMs, opts.blockMs));
     this.timer = setInterval(() => this.sweep(), sweepEveryMs);
     this.timer.unref();
@@ -101,21 +115,49 @@ export class MemoryRateLimitStore implements RateLimitStore {
       if (blockedUntil > now) return limited(opts, blockedUntil, now);
       blocks.delete(id);
     }
+    const max = this.limit();
     const log = logs.get(id);
-    if (log === undefined) {
+    if (log === undefined && max > 0) {
       // A literal of one holds one number; an empty array grows to room for 17 on its first push,
       // and a flood of distinct clients is mostly clients of one request.
       track(logs, id, new Log([now]), this.maxClients);
-      return allowed(opts, opts.max - 1, now + opts.windowMs);
+      return allowed(opts, max - 1, now + opts.windowMs);
     }
-    const inWindow = log.countAfter(now - opts.windowMs);
-    if (inWindow < opts.max) {
+    const inWindow = log?.countAfter(now - opts.windowMs) ?? 0;
+    if (log && inWindow < max) {
       log.add(now);
-      return allowed(opts, opts.max - inWindow - 1, log.oldest + opts.windowMs);
+      return allowed(opts, max - inWindow - 1, log.oldest + opts.windowMs);
     }
     const until = now + opts.blockMs;
     track(blocks, id, until, this.maxClients);
     return limited(opts, until, now);
+  }
+
+  /**
+   * Counts a request another store allowed (the shared one, while it answers), so that this
+   * store, deciding alone during an outage, knows what the client already spent here.
+   */
+  record(id: string, at: number): void {
+    const log = this.logs.get(id);
+    if (log) log.add(at);
+    else track(this.logs, id, new Log([at]), this.maxClients);
+  }
+
+  /** Blocks a client until `until` (epoch ms), as another store decided. */
+  block(id: string, until: number): void {
+    if ((this.blocks.get(id) ?? 0) < until) track(this.blocks, id, until, this.maxClients);
+  }
+
+  /** Every client's requests of the window made at or after `since`, and its block if any. */
+  *spentSince(since: number, now = this.now()): Generator<SpentBudget> {
+    const from = Math.max(since, now - this.opts.windowMs + 1);
+    const ids = new Set([...this.logs.keys(), ...this.blocks.keys()]);
+    for (const clientId of ids) {
+      const times = this.logs.get(clientId)?.timesFrom(from) ?? [];
+      const until = this.blocks.get(clientId);
+      const blockedUntil = until !== undefined && until > now ? until : undefined;
+      if (times.length > 0 || blockedUntil !== undefined) yield { clientId, times, ...(blockedUntil === undefined ? {} : { blockedUntil }) };
+    }
   }
 
   /** Drops every client whose window and block are over. */
@@ -162,6 +204,11 @@ class Log {
     this.times.push(time);
   }
 
+  /** The times at or after `from`, oldest first. */
+  timesFrom(from: number): number[] {
+    return this.times.slice(this.first).filter((time) => time >= from);
+  }
+
   get oldest(): number {
     return this.times[this.first]!;
   }
@@ -180,25 +227,4 @@ class Log {
 function track<V>(table: Map<string, V>, id: string, value: V, cap: number): void {
   if (!table.has(id) && table.size >= cap) table.delete(table.keys().next().value!);
   table.set(id, value);
-}
-
-/** Redis first; memory while it fails (store/failover.ts), counted on the same window settings. */
-export class FallbackRateLimitStore implements RateLimitStore {
-  constructor(
-    private readonly primary: RateLimitStore,
-    private readonly fallback: RateLimitStore,
-    private readonly failover: Failover,
-  ) {}
-
-  hit(id: string): Promise<RateDecision> {
-    return this.failover.run(
-      () => this.primary.hit(id),
-      () => this.fallback.hit(id),
-    );
-  }
-
-  close(): void {
-    this.primary.close();
-    this.fallback.close();
-  }
 }

@@ -5,6 +5,8 @@ import { startService, type Service } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { testRedisUrl } from '../helpers/redis.js';
 import { until } from '../helpers/until.js';
+import { EXTRACTION_VERSION } from '../../src/cache/extraction-shape.js';
+import { redisKeys } from '../../src/store/redis-keys.js';
 
 // A stored answer expires with the extraction it was built from. The real app against a real
 // upstream that counts its hits, with CACHE_TTL_MS=1500: prefer=og at 0 s fetches the page;
@@ -47,7 +49,8 @@ async function askThreeTimes(env: Record<string, string>): Promise<void> {
       // Redis keeps its copy of the extraction for 1.5 s on its own clock, which no test can move.
       const redis = new Redis(env.REDIS_URL);
       try {
-        await until(async () => (await redis.keys(`${env.REDIS_KEY_PREFIX}*${up.url('/page').href}`)).length === 0, 'Redis to let the extraction go');
+        const stored = redisKeys(env.REDIS_KEY_PREFIX!, EXTRACTION_VERSION).extraction(up.url('/page').href);
+        await until(async () => (await redis.exists(stored)) === 0, 'Redis to let the extraction go');
       } finally {
         redis.disconnect();
       }

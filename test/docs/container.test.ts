@@ -94,7 +94,8 @@ test('compose.yaml: the service built from the Dockerfile, pointed at the Redis 
   assert.equal(linkpeek.ports, ['3000:3000']);
   assert.equal(linkpeek.depends_on, { redis: { condition: 'service_healthy' } });
   assert.match(redis.image, /^redis:7/);
-  assert.equal(redis.command, ['redis-server', '--save', '', '--appendonly', 'no']);
+  // README "Redis memory": bounded, and only keys with an expiry (the cache's) evicted.
+  assert.equal(redis.command, ['redis-server', '--save', '', '--appendonly', 'no', '--maxmemory', '256mb', '--maxmemory-policy', 'volatile-lru']);
 });
 
 test('.dockerignore leaves out what the build makes afresh, and packed tarballs', () => {

@@ -6,6 +6,7 @@ import { startService, type Service } from '../helpers/service.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { testRedisUrl } from '../helpers/redis.js';
 import { EXTRACTION_VERSION } from '../../src/cache/extraction-shape.js';
+import { redisKeys } from '../../src/store/redis-keys.js';
 
 // The extraction cache is keyed without the URL's fragment, so whatever an answer holds must not
 // depend on it: one user's `#access_token=…` must never reach another user's answer, whether that
@@ -89,10 +90,10 @@ leak('with Redis: the shared extraction holds no fragment, and a second instance
   const b = await startService(env);
   try {
     const key = extractionKey(new URL(page));
-    await redis.del(`lp:${EXTRACTION_VERSION}:${key}`);
+    await redis.del(redisKeys('lp:', EXTRACTION_VERSION).extraction(key));
     const first = await a.request(q(`${page}#${SECRET}`));
     assert.is(first.json.url, page);
-    const stored = await redis.get(`lp:${EXTRACTION_VERSION}:${key}`);
+    const stored = await redis.get(redisKeys('lp:', EXTRACTION_VERSION).extraction(key));
     assert.ok(stored, 'the extraction is in Redis');
     assert.not.ok(stored.includes('SECRET'), 'the shared store holds no fragment');
     const other = await b.request(q(page));

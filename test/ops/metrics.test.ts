@@ -14,6 +14,7 @@ import { rawGet } from '../proxy/harness.js';
 import { testRedisUrl } from '../helpers/redis.js';
 import { until } from '../helpers/until.js';
 import { EXTRACTION_VERSION } from '../../src/cache/extraction-shape.js';
+import { redisKeys } from '../../src/store/redis-keys.js';
 
 // Metrics that tell the truth: every cache hit counted (the fast path's too), the default process
 // and Node metrics under their standard names, /metrics on its own listener with METRICS_PORT;
@@ -110,12 +111,12 @@ test('REDIS_KEY_PREFIX puts every key of a deployment under its prefix', async (
     const target = up.url('/p').href;
     assert.is((await svc.request(`/v1/metadata?url=${encodeURIComponent(target)}`)).status, 200);
     const keys = (await redis.keys(`${prefix}*`)).sort();
-    assert.ok(keys.includes(`${prefix}${EXTRACTION_VERSION}:${target}`), `extraction under the prefix: ${keys.join(', ')}`);
+    assert.ok(keys.includes(redisKeys(prefix, EXTRACTION_VERSION).extraction(target)), `extraction under the prefix: ${keys.join(', ')}`);
     assert.ok(
       keys.some((k) => k.startsWith(`${prefix}rl`)),
       `rate limit under the prefix: ${keys.join(', ')}`,
     );
-    assert.equal(await redis.keys(`lp:${EXTRACTION_VERSION}:${target}`), [], 'nothing under the default prefix');
+    assert.is(await redis.exists(redisKeys('lp:', EXTRACTION_VERSION).extraction(target)), 0, 'nothing under the default prefix');
   } finally {
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
 import { MemoryRateLimitStore, type RateDecision, type RateLimitOptions, type RateLimitStore } from '../../src/store/rate-limit.js';
 import { RedisRateLimitStore } from '../../src/store/rate-limit-redis.js';
+import { bucketOf } from '../../src/store/redis-keys.js';
 import { testRedisUrl } from '../helpers/redis.js';
 
 // One suite, run against the memory store and the real Redis store, both reading a clock the
@@ -159,7 +160,14 @@ shared('a key prefix keeps two deployments on one Redis apart', async () => {
     const green = new RedisRateLimitStore(redis, { ...SPEC, now }, 'green:');
     for (let i = 0; i < 21; i++) await blue.hit('prefix');
     assert.is((await green.hit('prefix')).remaining, 19);
-    assert.equal((await redis.keys('*')).sort(), ['blue:rl:block:prefix', 'blue:rl:log:prefix', 'green:rl:log:prefix']);
+    const b = `{b${bucketOf('prefix')}}`;
+    assert.equal((await redis.keys('*')).sort(), [
+      `blue:rl:${b}:block:prefix`,
+      `blue:rl:${b}:index`,
+      `blue:rl:${b}:log:prefix`,
+      `green:rl:${b}:index`,
+      `green:rl:${b}:log:prefix`,
+    ]);
   } finally {
     redis.disconnect();
   }

@@ -1,14 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { Failover } from '../../src/store/failover.js';
-import { connectRedis } from '../../src/store/redis.js';
+import { connectRedis, type RedisClient } from '../../src/store/redis.js';
 import { FallbackExtractionStore, MemoryExtractionStore, RedisExtractionStore, type Extraction } from '../../src/cache/extraction-store.js';
 import { startFreezingProxy, type FreezingProxy } from '../helpers/freezing-proxy.js';
 import { testRedisAddress } from '../helpers/redis.js';
 import { until } from '../helpers/until.js';
 import { EXTRACTION_VERSION } from '../../src/cache/extraction-shape.js';
+import { redisKeys } from '../../src/store/redis-keys.js';
 
 // A Redis that accepts connections and never answers (here: a proxy in front of the real Redis
 // that holds every byte) trips the same failover as one that refuses connections, within the
@@ -20,7 +20,7 @@ const failure = (reason: string): Extraction => ({ ok: false, code: 'FETCH_FAILE
 
 interface Ctx {
   proxy: FreezingProxy;
-  redis: Redis;
+  redis: RedisClient;
 }
 const stall = suite<Ctx>('a Redis that stops answering');
 stall.before.each(async (ctx) => {
@@ -67,7 +67,7 @@ stall('trips the failover at the deadline; later operations go to memory without
     assert.equal(await store.get('stall:a'), failure('in redis'), 'back on Redis');
   } finally {
     failover.close();
-    await redis.del(`lp:${EXTRACTION_VERSION}:stall:a`);
+    await redis.del(redisKeys('lp:', EXTRACTION_VERSION).extraction('stall:a'));
   }
 });
 
