@@ -1,3 +1,4 @@
+import { redisKeys } from '../../src/store/redis-keys.js';
 import { suite, test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
@@ -41,7 +42,8 @@ test('a reworded description or example leaves the version as it is', () => {
 });
 
 // A whole answer (both images with every field): what the service stores.
-const METADATA = metadataFor('http://site.test') as Metadata;
+// A whole Metadata as the service answers it: the element's fixture, with the address it was fetched from.
+const METADATA = { ...metadataFor('http://site.test'), fetched_url: 'http://site.test/' } as Metadata;
 
 const stored = suite<{ redis: Redis; store: RedisExtractionStore }>('entries read back from Redis');
 stored.before(async (ctx) => {
@@ -56,7 +58,7 @@ stored.after(async ({ redis }) => {
 stored('an entry of this shape is served, under the versioned key', async ({ redis, store }) => {
   const entry: Extraction = { ok: true, og: METADATA, twitter: METADATA, expiresAt: Date.now() + 60_000 };
   await store.set('ok', entry);
-  assert.ok(await redis.get(`shape:${EXTRACTION_VERSION}:ok`));
+  assert.ok(await redis.get(redisKeys('shape:', EXTRACTION_VERSION).extraction('ok')));
   assert.equal(await store.get('ok'), entry);
   const failed: Extraction = { ok: false, code: 'FETCH_FAILED', reason: 'x', failure: { reason: 'timeout', message: 'm' }, expiresAt: Date.now() + 60_000 };
   await store.set('failed', failed);
@@ -64,7 +66,7 @@ stored('an entry of this shape is served, under the versioned key', async ({ red
 });
 
 stored('an entry of another shape (a field missing, a field of another type, not JSON) is a miss', async ({ redis, store }) => {
-  const key = (name: string) => `shape:${EXTRACTION_VERSION}:${name}`;
+  const key = (name: string) => redisKeys('shape:', EXTRACTION_VERSION).extraction(name);
   const { embed: _, ...withoutEmbed } = METADATA as unknown as Record<string, unknown>;
   await redis.set(key('missing'), JSON.stringify({ ok: true, og: withoutEmbed, twitter: METADATA, expiresAt: Date.now() + 60_000 }));
   await redis.set(key('retyped'), JSON.stringify({ ok: true, og: { ...METADATA, title: 7 }, twitter: METADATA, expiresAt: Date.now() + 60_000 }));
