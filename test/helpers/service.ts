@@ -15,11 +15,17 @@ import { LOCAL_DNS_SERVERS } from './local-dns.js';
  * Defaults for tests: quiet logs, loopback upstreams allowed (the upstreams are test servers), and
  * names resolved by an empty loopback nameserver, never the system's resolvers.
  */
+// SCAN_WORKERS 0: pages are scanned on the test's own thread. A scan thread started from the
+// TypeScript sources compiles its modules first (about a second of CPU each), on every one of the
+// suite's hundreds of service starts; the threads are exercised where they are the subject
+// (test/scan/, test/metadata/bad-input.test.ts) and by every test of the compiled service
+// (test/helpers/process.ts), which keeps the default.
 // METRICS_PUBLIC: the tests read /metrics on the one port they started. The per-client caps on
 // connections and requests in flight are off: tests send from 127.0.0.1 at once far more than
 // one client would (their own tests turn them on, test/api/client-concurrency.test.ts).
 export const TEST_ENV: Record<string, string> = {
   LOG_LEVEL: 'silent',
+  SCAN_WORKERS: '0',
   ALLOW_PRIVATE_NETWORKS: 'true',
   DNS_SERVERS: LOCAL_DNS_SERVERS,
   METRICS_PUBLIC: 'true',

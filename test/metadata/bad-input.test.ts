@@ -72,6 +72,8 @@ attacks.before(async (ctx) => {
   // The bombs are what they claim: a thousand times their size or more once decoded.
   assert.ok(bombHead('').length / gzipBomb.length >= 1000 && bombHead('').length / brotliBomb.length >= 1000);
   ctx.svc = await startService({
+    // The heavy pages on scan threads, as a service scans them by default.
+    SCAN_WORKERS: '2',
     RATE_LIMIT_MAX: '0',
     PROBE_IMAGES: 'false',
     DNS_SERVERS: ctx.dns.server,
