@@ -44,14 +44,17 @@ export interface Contender {
  * LinkPeek as the comparison with the peers needs it: loopback upstreams allowed, no
  * rate limit, no image/favicon probes, no remote safety lookup, no Redis; request logs at the
  * default level (info), written to /dev/null, so LinkPeek pays for its logging as it would in service.
- * No per-client or per-destination share of fetch slots either: the one load generator stands for
- * many clients and the one corpus upstream for many sites (the peers have no such caps).
+ * No per-client or per-destination share of fetch slots, and no per-client cap on connections or
+ * requests in flight either: the one load generator stands for many clients and the one corpus
+ * upstream for many sites (the peers have no such caps).
  */
 export const LINKPEEK_BENCH_ENV: Record<string, string> = {
   ALLOW_PRIVATE_NETWORKS: 'true',
   RATE_LIMIT_MAX: '0',
   MAX_FETCHES_PER_CLIENT: '0',
   MAX_FETCHES_PER_HOST: '0',
+  MAX_CONNECTIONS_PER_CLIENT: '0',
+  MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
   PROBE_IMAGES: 'false',
   SAFE_BROWSING_API_KEY: '',
   REDIS_URL: '',
