@@ -1,6 +1,6 @@
 // The most expensive heads we could build for the head scanner, each at most MAX_PAGE_BYTES
-// (2 MiB, the fetcher's cap after decoding): the pages bench/scan-worst.ts and
-// bench/scan-event-loop.ts scan. Each is cut at the cap the way the fetcher cuts it.
+// (2 MiB, the fetcher's cap after decoding): the pages bench/scan-worst.ts scans. Each is cut at
+// the cap the way the fetcher cuts it.
 
 import iconv from 'iconv-lite';
 
