@@ -15,12 +15,13 @@ const RATE_LIMIT_WINDOW_MS = 10_000;
 export const PACE_MS = Math.ceil(RATE_LIMIT_WINDOW_MS / (RATE_LIMIT_MAX - 2));
 
 /** URLs asked at once, then a pause of PACE_MS per URL: "3 names per address per burst" for DNS. */
-const BURST: Record<AttackClass, number> = { drip: 1, nodns: 3, assets: 1, heavy: 1 };
+const BURST: Record<AttackClass, number> = { ordinary: 1, drip: 1, nodns: 3, assets: 1, heavy: 1 };
 
 /** An attacker's requests end at the latest this long after they were sent. */
 const ATTACKER_TIMEOUT_MS = 30_000;
 
 export const CLASS_LABEL: Record<AttackClass, string> = {
+  ordinary: 'ordinary fresh pages (no attack)',
   drip: 'dripping pages',
   nodns: 'DNS never answers',
   assets: 'hanging image/icon/oEmbed hosts',
@@ -55,6 +56,7 @@ export function attackers(count: number): Attacker[] {
 }
 
 export interface AttackPorts {
+  ordinary: number;
   drip: number;
   assets: number;
   heavy: number;
@@ -70,6 +72,13 @@ function randomPage(attack: AttackClass, k: number, ports: AttackPorts): string 
 /** Status → count of the attackers' answers. */
 export type StatusCounts = Record<string, number>;
 
+/** What the attackers got: statuses, and how long each request that got any answer took. */
+export interface AttackOutcome {
+  statuses: StatusCounts;
+  /** Milliseconds of each request answered (any status: a 503 or 429 at once counts as an answer). */
+  answeredMs: number[];
+}
+
 /**
  * Runs every attacker from now until `endAt` (performance.now()), each at PACE_MS per request,
  * starting at a random point of its first pause so they do not all ask in step. Resolves with the
@@ -81,8 +90,9 @@ export function runAttack(
   origin: string,
   ports: AttackPorts,
   endAt: number,
-): { sent: () => number; done: Promise<StatusCounts> } {
+): { sent: () => number; done: Promise<AttackOutcome> } {
   const statuses: StatusCounts = {};
+  const answeredMs: number[] = [];
   const pending: Promise<void>[] = [];
   const burst = BURST[attack];
   const everyMs = burst * PACE_MS;
@@ -96,6 +106,7 @@ export function runAttack(
           get(metadataUrl(origin, randomPage(attack, attacker.k, ports)), attacker.from(), ATTACKER_TIMEOUT_MS).then((res) => {
             const key = String(res.status || 'no answer');
             statuses[key] = (statuses[key] ?? 0) + 1;
+            if (res.status > 0) answeredMs.push(res.ms);
           }),
         );
       }
@@ -106,9 +117,33 @@ export function runAttack(
     sent: () => pending.length,
     done: Promise.all(loops).then(async () => {
       await Promise.all(pending);
-      return statuses;
+      return { statuses, answeredMs };
     }),
   };
+}
+
+/**
+ * The instance's capacity alone: `concurrency` requests at a time, each for a fresh ordinary page
+ * from a new IPv6 /64 (named in X-Forwarded-For, so no client's rate limit or share binds), from
+ * now until `endAt`. Resolves with the outcome once the last has ended.
+ */
+export async function runCapacity(concurrency: number, origin: string, ports: AttackPorts, endAt: number): Promise<AttackOutcome> {
+  const statuses: StatusCounts = {};
+  const answeredMs: number[] = [];
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < endAt) {
+        const k = n++;
+        const from = { address: '127.5.0.1', forwardedFor: `2001:db8:c:${(k % 65536).toString(16)}::1` };
+        const res = await get(metadataUrl(origin, randomPage('ordinary', k % 128, ports)), from, ATTACKER_TIMEOUT_MS);
+        const key = String(res.status || 'no answer');
+        statuses[key] = (statuses[key] ?? 0) + 1;
+        if (res.status > 0) answeredMs.push(res.ms);
+      }
+    }),
+  );
+  return { statuses, answeredMs };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

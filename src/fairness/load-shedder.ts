@@ -1,0 +1,223 @@
+// Admission past capacity: the instance takes on only the pages it can finish soon, and refuses
+// the rest at once (503 Overloaded with Retry-After), heaviest clients first.
+//
+// When is the instance past its capacity? When a queue stands, as CoDel (RFC 8289, Linux's
+// fq_codel) tells it: not when a burst made a few requests wait, but when over a whole interval
+// even the least delayed waited longer than the target. Three delays are watched, each its own
+// CoDel detector, and any one standing means overload:
+//   - how late the event loop runs (a timer's lateness): the thread that answers is saturated;
+//   - how long fetch, lookup and scan grants waited that their client's share allowed (a client
+//     waiting on its own excess is its share working, not the instance's congestion);
+// An interval with one grant at once, or one timer on time, has no standing queue.
+//
+// Whom to refuse? While queues stand, a growing fraction of the competing clients, the heaviest
+// first (weight: requests in flight, plus recent scan CPU and recent pages in the shared ledger,
+// as the fair queue weighs them); the fraction grows with each standing interval and shrinks with
+// each clear one, as a drop probability does in PIE (RFC 8033). A client with nothing in flight and
+// no recent cost weighs nothing and is never refused: a light bystander is admitted first. Work
+// already admitted is never cut: fair by refusing at the door, never by truncation.
+
+import { Overloaded } from '../errors.js';
+import { RecentSamples } from '../recent-samples.js';
+import { COST_HALF_LIFE_MS, type ClientLedger } from './client-ledger.js';
+
+/** A delay source that CoDel watches. */
+export type DelaySource = 'event_loop' | 'fetches' | 'lookups' | 'scans';
+
+/** A fair queue, as the shedder reads it (fairness/fair-queue.ts). */
+export interface WaitSource {
+  takeLeastWait(): number | null;
+}
+
+export interface LoadShedderOptions {
+  ledger: ClientLedger;
+  /** The queues whose waits are watched, read at each interval's end. */
+  queues: Partial<Record<Exclude<DelaySource, 'event_loop'>, WaitSource | null>>;
+  /**
+   * A queue stands when its least wait over an interval exceeds this (ms); the event loop, when
+   * its timer ran later than a fifth of it all interval long. 0 turns shedding off.
+   */
+  targetMs: number;
+  /** The interval over which the least delay is taken (ms). */
+  intervalMs?: number;
+  /** The clock (ms); tests drive it. */
+  now?: () => number;
+}
+
+/** CoDel's interval: about a worst round trip of the work queued; a page takes a few hundred ms. */
+export const SHED_INTERVAL_MS = 500;
+/** The fraction of competing clients refused after the first standing interval; it doubles after each further one. */
+const FIRST_FRACTION = 1 / 16;
+/** After a clear interval the fraction is kept at this share; below MIN_FRACTION it is 0. */
+const CLEAR_DECAY = 0.7;
+const MIN_FRACTION = 1 / 64;
+/** Recent pages that weigh as much as one request in flight. */
+const PAGES_PER_SLOT = 10;
+/** Refusals and admissions are counted over this window for /healthz. */
+const RATE_WINDOW_MS = 10_000;
+/** Retry-After, in seconds, at most. */
+const MAX_RETRY_AFTER_S = 10;
+/** How often the event loop's lateness is sampled. */
+const LOOP_TICK_MS = 20;
+/** The event loop stands at a fifth of the queues' target: every request waits on it, cached ones too. */
+const LOOP_TARGET_SHARE = 1 / 5;
+
+export interface ShedStats {
+  /** True while a fraction of the clients is refused. */
+  shedding: boolean;
+  /** The share of the competing clients refused now, heaviest first. */
+  fraction: number;
+  /** Requests refused per second over the last 10 s. */
+  refusedPerSecond: number;
+  /** Requests admitted per second over the last 10 s. */
+  admittedPerSecond: number;
+  /** Which delays stood in the last interval. */
+  standing: DelaySource[];
+}
+
+/** One delay source's CoDel state over the current interval. */
+interface Detector {
+  least: number;
+  samples: number;
+}
+
+export class LoadShedder {
+  private readonly now: () => number;
+  private readonly intervalMs: number;
+  private readonly inFlight = new Map<string, number>();
+  private readonly detectors = new Map<DelaySource, Detector>();
+  private intervalEnd: number;
+  private fraction = 0;
+  /** Clients weighing at least this are refused (Infinity: none). */
+  private threshold = Infinity;
+  private standing: DelaySource[] = [];
+  private readonly refused: RecentSamples;
+  private readonly admitted: RecentSamples;
+  private loopTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly opts: LoadShedderOptions) {
+    this.now = opts.now ?? (() => performance.now());
+    this.intervalMs = opts.intervalMs ?? SHED_INTERVAL_MS;
+    this.intervalEnd = this.now() + this.intervalMs;
+    const counts = { windowMs: RATE_WINDOW_MS, maxSamples: 100_000, now: this.now };
+    this.refused = new RecentSamples(counts);
+    this.admitted = new RecentSamples(counts);
+  }
+
+  /** Samples how late the event loop runs, every LOOP_TICK_MS, until close(). */
+  watchEventLoop(): void {
+    if (this.loopTimer !== null || this.opts.targetMs <= 0) return;
+    let expected = performance.now() + LOOP_TICK_MS;
+    this.loopTimer = setInterval(() => {
+      const now = performance.now();
+      this.observe('event_loop', Math.max(0, now - expected));
+      expected = now + LOOP_TICK_MS;
+    }, LOOP_TICK_MS);
+    this.loopTimer.unref();
+  }
+
+  close(): void {
+    if (this.loopTimer !== null) clearInterval(this.loopTimer);
+    this.loopTimer = null;
+  }
+
+  /** One delay of `source`, in ms: a grant's wait, or how late a timer ran. */
+  observe(source: DelaySource, delayMs: number): void {
+    this.tick();
+    this.record(source, delayMs);
+  }
+
+  private record(source: DelaySource, delayMs: number): void {
+    const d = this.detectors.get(source);
+    if (d === undefined) this.detectors.set(source, { least: delayMs, samples: 1 });
+    else {
+      d.least = Math.min(d.least, delayMs);
+      d.samples++;
+    }
+  }
+
+  /**
+   * Admits one page for `client` (its key; null: the service's own work, always admitted)
+   * and returns what ends it, or throws Overloaded when the instance is shedding and the client is
+   * among the heaviest.
+   */
+  admit(client: string | null): () => void {
+    this.tick();
+    if (client !== null && this.fraction > 0) {
+      const weight = this.weightOf(client);
+      if (weight > 0 && weight >= this.threshold) {
+        this.refused.record(1);
+        throw new Overloaded('the instance is past its capacity and refuses the clients using most first', this.retryAfter(weight));
+      }
+    }
+    this.admitted.record(1);
+    if (client === null) return () => {};
+    this.inFlight.set(client, (this.inFlight.get(client) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = this.inFlight.get(client)! - 1;
+      if (left === 0) this.inFlight.delete(client);
+      else this.inFlight.set(client, left);
+    };
+  }
+
+  stats(): ShedStats {
+    this.tick();
+    const perSecond = (samples: RecentSamples) => Math.round((samples.summary().count / (RATE_WINDOW_MS / 1000)) * 10) / 10;
+    return {
+      shedding: this.fraction > 0,
+      fraction: Math.round(this.fraction * 1000) / 1000,
+      refusedPerSecond: perSecond(this.refused),
+      admittedPerSecond: perSecond(this.admitted),
+      standing: [...this.standing],
+    };
+  }
+
+  /** What `client` uses now, in slots: requests in flight, recent scan CPU, recent pages. */
+  private weightOf(client: string): number {
+    const { ledger } = this.opts;
+    return (this.inFlight.get(client) ?? 0) + ledger.slots(client) + ledger.pagesEnded(client) / PAGES_PER_SLOT;
+  }
+
+  /** Seconds until a weight this far above the threshold has decayed to it, within 1 to MAX_RETRY_AFTER_S. */
+  private retryAfter(weight: number): number {
+    const seconds = (COST_HALF_LIFE_MS / 1000) * Math.log2(weight / this.threshold);
+    return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(seconds)));
+  }
+
+  /** Ends the intervals that have passed: each standing one widens the refused fraction, each clear one narrows it. */
+  private tick(): void {
+    const now = this.now();
+    const { targetMs, queues } = this.opts;
+    if (now < this.intervalEnd || targetMs <= 0) return;
+    for (const [source, queue] of Object.entries(queues) as Array<[DelaySource, WaitSource | null]>) {
+      const least = queue?.takeLeastWait() ?? null;
+      if (least !== null) this.record(source, least);
+    }
+    const targetOf = (source: DelaySource) => (source === 'event_loop' ? targetMs * LOOP_TARGET_SHARE : targetMs);
+    this.standing = [...this.detectors].filter(([source, d]) => d.samples > 0 && d.least > targetOf(source)).map(([source]) => source);
+    this.detectors.clear();
+    // Intervals with no sample at all (an idle instance) are clear ones.
+    const clearIntervals = Math.floor((now - this.intervalEnd) / this.intervalMs);
+    this.intervalEnd += (clearIntervals + 1) * this.intervalMs;
+    if (this.standing.length > 0) this.fraction = this.fraction === 0 ? FIRST_FRACTION : Math.min(1, this.fraction * 2);
+    else this.fraction *= CLEAR_DECAY;
+    this.fraction *= CLEAR_DECAY ** clearIntervals;
+    if (this.fraction < MIN_FRACTION) this.fraction = 0;
+    this.threshold = this.fraction === 0 ? Infinity : this.thresholdFor(this.fraction);
+  }
+
+  /** The least weight among the heaviest `fraction` of the clients that weigh anything. */
+  private thresholdFor(fraction: number): number {
+    const weights: number[] = [];
+    for (const client of new Set([...this.inFlight.keys(), ...this.opts.ledger.clients()])) {
+      const w = this.weightOf(client);
+      if (w > 0) weights.push(w);
+    }
+    if (weights.length === 0) return Infinity;
+    weights.sort((a, b) => b - a);
+    return weights[Math.max(0, Math.ceil(fraction * weights.length) - 1)]!;
+  }
+}
