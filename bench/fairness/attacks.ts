@@ -36,7 +36,8 @@ export interface Attacker {
 
 /**
  * Attacker k: even k on a real IPv4 source address (127.2.x.y); odd k an IPv6 client of its own /64
- * (2001:db8:a:k::/64, a new interface id per request). Traffic may only go to 127.0.0.0/8 or ::1,
+ * in a /48 of its own (2001:db8:a<k>:1::/64, a new interface id per request: one subscriber, whose
+ * site's /48 budget it does not share with the other attackers). Traffic may only go to 127.0.0.0/8 or ::1,
  * and adding thousands of IPv6 addresses to an interface would be a change to the machine; so
  * those come through one loopback "load balancer" address (127.5.0.1) that names them in
  * X-Forwarded-For, which the service reads with TRUST_PROXY set, and counts per /64 as it would
@@ -50,7 +51,7 @@ export function attackers(count: number): Attacker[] {
     }
     return {
       k,
-      from: () => ({ address: '127.5.0.1', forwardedFor: `2001:db8:a:${k.toString(16)}:${randomBytes(8).toString('hex').match(/.{4}/g)!.join(':')}` }),
+      from: () => ({ address: '127.5.0.1', forwardedFor: `2001:db8:${(0xa000 + k).toString(16)}:1:${randomBytes(8).toString('hex').match(/.{4}/g)!.join(':')}` }),
     };
   });
 }
@@ -124,7 +125,7 @@ export function runAttack(
 
 /**
  * The instance's capacity alone: `concurrency` requests at a time, each for a fresh ordinary page
- * from a new IPv6 /64 (named in X-Forwarded-For, so no client's rate limit or share binds), from
+ * from a new IPv6 /48 (named in X-Forwarded-For, so no client's rate limit or share binds), from
  * now until `endAt`. Resolves with the outcome once the last has ended.
  */
 export async function runCapacity(concurrency: number, origin: string, ports: AttackPorts, endAt: number): Promise<AttackOutcome> {
@@ -135,7 +136,7 @@ export async function runCapacity(concurrency: number, origin: string, ports: At
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < endAt) {
         const k = n++;
-        const from = { address: '127.5.0.1', forwardedFor: `2001:db8:c:${(k % 65536).toString(16)}::1` };
+        const from = { address: '127.5.0.1', forwardedFor: `2001:db8:${(k % 0x8000).toString(16)}:c::1` };
         const res = await get(metadataUrl(origin, randomPage('ordinary', k % 128, ports)), from, ATTACKER_TIMEOUT_MS);
         const key = String(res.status || 'no answer');
         statuses[key] = (statuses[key] ?? 0) + 1;
