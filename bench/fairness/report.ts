@@ -132,7 +132,9 @@ export function details(runs: AttackRun[]): string[] {
       `attack ${count('attack', 'uncached')} + ${count('attack', 'cached')}, slowest ${ms(slowest)}; this run's own baseline uncached p50 ${ms(median(pick([run], 'baseline', 'uncached').map(latency)))}; ` +
       `attackers sent ${run.attackerSent} (${statuses}); LinkPeek CPU ${run.cpuPerSecond.baseline.toFixed(2)} s/s alone, ${run.cpuPerSecond.attack.toFixed(2)} s/s under attack, peak RSS ${run.peakRssMb.toFixed(0)} MB; ` +
       `/healthz during the attack: ${inAttack.filter((h) => h.status === 'degraded').length} degraded, ${inAttack.filter((h) => h.status === 'no answer').length} unanswered of ${inAttack.length} polls, ` +
-      `event-loop delay p99 up to ${ms(Math.max(0, ...inAttack.map((h) => h.loopP99).filter(Number.isFinite)))}, max ${ms(Math.max(0, ...inAttack.map((h) => h.loopMax).filter(Number.isFinite)))}, in flight up to ${Math.max(0, ...inAttack.map((h) => h.inFlight).filter(Number.isFinite))}, queued up to ${Math.max(0, ...inAttack.map((h) => h.queued).filter(Number.isFinite))}` +
+      `event-loop delay p99 up to ${ms(Math.max(0, ...inAttack.map((h) => h.loopP99).filter(Number.isFinite)))}, max ${ms(Math.max(0, ...inAttack.map((h) => h.loopMax).filter(Number.isFinite)))}, in flight up to ${Math.max(0, ...inAttack.map((h) => h.inFlight).filter(Number.isFinite))}, queued up to ${Math.max(0, ...inAttack.map((h) => h.queued).filter(Number.isFinite))}; ` +
+      `refusing past capacity: in ${inAttack.filter((h) => h.shedFraction > 0).length} polls, a share of the clients up to ${Math.max(0, ...inAttack.map((h) => h.shedFraction))}, ` +
+      `up to ${Math.max(0, ...inAttack.map((h) => h.refusedPerSecond))} refusals/s, standing: ${[...new Set(inAttack.flatMap((h) => h.standing))].join(', ') || 'none'}` +
       (baselineDegraded > 0 ? `; NOT ok during the baseline in ${baselineDegraded} polls` : '')
     );
   });

@@ -10,12 +10,16 @@
 //     waiting on its own excess is its share working, not the instance's congestion);
 // An interval with one grant at once, or one timer on time, has no standing queue.
 //
-// Whom to refuse? While queues stand, a growing fraction of the competing clients, the heaviest
-// first (weight: requests in flight, plus recent scan CPU and recent pages in the shared ledger,
-// as the fair queue weighs them); the fraction grows with each standing interval and shrinks with
-// each clear one, as a drop probability does in PIE (RFC 8033). A client with nothing in flight and
-// no recent cost weighs nothing and is never refused: a light bystander is admitted first. Work
-// already admitted is never cut: fair by refusing at the door, never by truncation.
+// Whom to refuse? While queues stand, a growing fraction of the load, taken from the heaviest
+// clients first (weight: requests in flight, plus recent scan CPU and recent pages in the shared
+// ledger, as the fair queue weighs them): at each interval's end the clients are ranked by weight,
+// and those whose weights add up to that fraction of the total are refused, the last of them only
+// for its part, at random (so a client alone is refused that fraction of its pages, not all of
+// them). The fraction grows with each standing interval and shrinks with each clear one, as a drop
+// probability does in PIE (RFC 8033). A client with nothing in flight and no recent cost weighs
+// nothing and is never refused, nor a client first seen since the ranking: a light bystander is
+// admitted first. Work already admitted is never cut: fair by refusing at the door, never by
+// truncation.
 
 import { Overloaded } from '../errors.js';
 import { RecentSamples } from '../recent-samples.js';
@@ -42,11 +46,13 @@ export interface LoadShedderOptions {
   intervalMs?: number;
   /** The clock (ms); tests drive it. */
   now?: () => number;
+  /** Uniform in [0, 1): whether a page of a client refused in part is (Math.random; tests fix it). */
+  random?: () => number;
 }
 
 /** CoDel's interval: about a worst round trip of the work queued; a page takes a few hundred ms. */
 export const SHED_INTERVAL_MS = 500;
-/** The fraction of competing clients refused after the first standing interval; it doubles after each further one. */
+/** The fraction of the load refused after the first standing interval; it doubles after each further one. */
 const FIRST_FRACTION = 1 / 16;
 /** After a clear interval the fraction is kept at this share; below MIN_FRACTION it is 0. */
 const CLEAR_DECAY = 0.7;
@@ -63,9 +69,9 @@ const LOOP_TICK_MS = 20;
 const LOOP_TARGET_SHARE = 1 / 5;
 
 export interface ShedStats {
-  /** True while a fraction of the clients is refused. */
+  /** True while a fraction of the load is refused. */
   shedding: boolean;
-  /** The share of the competing clients refused now, heaviest first. */
+  /** The share of the load (the clients' weight) refused now, heaviest clients first. */
   fraction: number;
   /** Requests refused per second over the last 10 s. */
   refusedPerSecond: number;
@@ -88,8 +94,10 @@ export class LoadShedder {
   private readonly detectors = new Map<DelaySource, Detector>();
   private intervalEnd: number;
   private fraction = 0;
-  /** Clients weighing at least this are refused (Infinity: none). */
-  private threshold = Infinity;
+  /** The clients refused until the next interval's end, each with the chance that one of its pages is. */
+  private refusing = new Map<string, number>();
+  /** The least weight among them: Retry-After counts from it. */
+  private line = Infinity;
   private standing: DelaySource[] = [];
   private readonly refused: RecentSamples;
   private readonly admitted: RecentSamples;
@@ -143,12 +151,10 @@ export class LoadShedder {
    */
   admit(client: string | null): () => void {
     this.tick();
-    if (client !== null && this.fraction > 0) {
-      const weight = this.weightOf(client);
-      if (weight > 0 && weight >= this.threshold) {
-        this.refused.record(1);
-        throw new Overloaded('the instance is past its capacity and refuses the clients using most first', this.retryAfter(weight));
-      }
+    const chance = client === null ? undefined : this.refusing.get(client);
+    if (chance !== undefined && (chance >= 1 || (this.opts.random ?? Math.random)() < chance)) {
+      this.refused.record(1);
+      throw new Overloaded('the instance is past its capacity and refuses the clients using most first', this.retryAfter(this.weightOf(client!)));
     }
     this.admitted.record(1);
     if (client === null) return () => {};
@@ -181,9 +187,9 @@ export class LoadShedder {
     return (this.inFlight.get(client) ?? 0) + ledger.slots(client) + ledger.pagesEnded(client) / PAGES_PER_SLOT;
   }
 
-  /** Seconds until a weight this far above the threshold has decayed to it, within 1 to MAX_RETRY_AFTER_S. */
+  /** Seconds until a weight this far above the line has decayed to it, within 1 to MAX_RETRY_AFTER_S. */
   private retryAfter(weight: number): number {
-    const seconds = (COST_HALF_LIFE_MS / 1000) * Math.log2(weight / this.threshold);
+    const seconds = (COST_HALF_LIFE_MS / 1000) * Math.log2(weight / this.line);
     return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(seconds)));
   }
 
@@ -206,18 +212,29 @@ export class LoadShedder {
     else this.fraction *= CLEAR_DECAY;
     this.fraction *= CLEAR_DECAY ** clearIntervals;
     if (this.fraction < MIN_FRACTION) this.fraction = 0;
-    this.threshold = this.fraction === 0 ? Infinity : this.thresholdFor(this.fraction);
+    this.rank();
   }
 
-  /** The least weight among the heaviest `fraction` of the clients that weigh anything. */
-  private thresholdFor(fraction: number): number {
-    const weights: number[] = [];
+  /** Chooses the clients to refuse: the heaviest, until their weights add up to `fraction` of all. */
+  private rank(): void {
+    this.refusing = new Map();
+    this.line = Infinity;
+    if (this.fraction === 0) return;
+    const weighed: Array<[string, number]> = [];
+    let total = 0;
     for (const client of new Set([...this.inFlight.keys(), ...this.opts.ledger.clients()])) {
       const w = this.weightOf(client);
-      if (w > 0) weights.push(w);
+      if (w <= 0) continue;
+      weighed.push([client, w]);
+      total += w;
     }
-    if (weights.length === 0) return Infinity;
-    weights.sort((a, b) => b - a);
-    return weights[Math.max(0, Math.ceil(fraction * weights.length) - 1)]!;
+    weighed.sort((a, b) => b[1] - a[1]);
+    let left = this.fraction * total;
+    for (const [client, w] of weighed) {
+      if (left <= 0) break;
+      this.refusing.set(client, Math.min(1, left / w));
+      this.line = w;
+      left -= w;
+    }
   }
 }
