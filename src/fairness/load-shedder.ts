@@ -15,8 +15,9 @@
 // ledger, as the fair queue weighs them): at each interval's end the clients are ranked by weight,
 // and those whose weights add up to that fraction of the total are refused, the last of them only
 // for its part, at random (so a client alone is refused that fraction of its pages, not all of
-// them). The fraction grows with each standing interval and shrinks with each clear one, as a drop
-// probability does in PIE (RFC 8033). A client with nothing in flight and no recent cost weighs
+// them). The fraction grows with each standing interval (doubling, or at once to the share by
+// which the worst delay is past its target) and shrinks with each clear one, as a drop probability
+// does in PIE (RFC 8033). A client with nothing in flight and no recent cost weighs
 // nothing and is never refused, nor a client first seen since the ranking: a light bystander is
 // admitted first. Work already admitted is never cut: fair by refusing at the door, never by
 // truncation.
@@ -203,12 +204,21 @@ export class LoadShedder {
       if (least !== null) this.record(source, least);
     }
     const targetOf = (source: DelaySource) => (source === 'event_loop' ? targetMs * LOOP_TARGET_SHARE : targetMs);
-    this.standing = [...this.detectors].filter(([source, d]) => d.samples > 0 && d.least > targetOf(source)).map(([source]) => source);
+    this.standing = [];
+    // How far past its target the worst standing delay is: waits of 4× the target mean that about
+    // 3/4 of the load is more than the instance finishes in time (as a gradient limiter scales its
+    // limit by target/measured), so that share is refused at once rather than reached by doubling.
+    let excess = 0;
+    for (const [source, d] of this.detectors) {
+      if (d.samples === 0 || d.least <= targetOf(source)) continue;
+      this.standing.push(source);
+      excess = Math.max(excess, 1 - targetOf(source) / d.least);
+    }
     this.detectors.clear();
     // Intervals with no sample at all (an idle instance) are clear ones.
     const clearIntervals = Math.floor((now - this.intervalEnd) / this.intervalMs);
     this.intervalEnd += (clearIntervals + 1) * this.intervalMs;
-    if (this.standing.length > 0) this.fraction = this.fraction === 0 ? FIRST_FRACTION : Math.min(1, this.fraction * 2);
+    if (this.standing.length > 0) this.fraction = Math.min(1, Math.max(FIRST_FRACTION, this.fraction * 2, excess));
     else this.fraction *= CLEAR_DECAY;
     this.fraction *= CLEAR_DECAY ** clearIntervals;
     if (this.fraction < MIN_FRACTION) this.fraction = 0;

@@ -36,7 +36,6 @@ const ENV = {
   MAX_FETCHES_PER_CLIENT: '0',
   RATE_LIMIT_MAX: '0',
   PROBE_IMAGES: 'false',
-  FETCH_TIMEOUT_MS: '3000',
 };
 
 overload('a client asking more than the instance finishes is refused at once, heaviest first; a client with nothing in flight is answered', async ({ up }) => {

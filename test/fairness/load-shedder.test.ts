@@ -76,11 +76,11 @@ test('the refused share of the load doubles with each standing interval, and shr
   const w = world(TARGET, () => 0.5);
   for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10); // 16 equal clients: each 1/16 of the load
   const refused = () => Array.from({ length: 16 }, (_, i) => `c${i + 1}`).filter((c) => w.refusal(c) !== null).length;
-  w.interval('fetches', 200);
+  w.interval('fetches', TARGET + 1);
   assert.is(refused(), 1);
-  w.interval('fetches', 200);
+  w.interval('fetches', TARGET + 1);
   assert.is(refused(), 2);
-  w.interval('fetches', 200);
+  w.interval('fetches', TARGET + 1);
   assert.is(refused(), 4);
   w.interval('fetches', 0); // clear: 1/4 × 0.7 = 2.8 clients' worth → two whole, the third's pages at a chance of 0.8
   assert.is(refused(), 3);
@@ -93,9 +93,17 @@ test('a client alone is refused that share of its pages, not all of them', () =>
   let n = 0;
   const w = world(TARGET, () => (n++ % 100) / 100);
   w.used('alone', 50);
-  w.interval('fetches', 200); // 1/16 of the load: the only client's pages at a chance of 1/16
+  w.interval('fetches', TARGET + 1); // 1/16 of the load: the only client's pages at a chance of 1/16
   const refused = Array.from({ length: 100 }, () => w.refusal('alone')).filter((r) => r !== null).length;
   assert.is(refused, 7); // draws 0.00 … 0.06 fall under 0.0625
+});
+
+test('a delay far past the target refuses at once the share by which it is past: waits of 4x the target, 3/4 of the load', () => {
+  const w = world(TARGET, () => 0.5);
+  for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10);
+  w.interval('fetches', 4 * TARGET);
+  assert.is(w.shedder.stats().fraction, 0.75);
+  assert.is(Array.from({ length: 16 }, (_, i) => w.refusal(`c${i + 1}`)).filter((r) => r !== null).length, 12);
 });
 
 test('a client refused is told to come back later the more it uses: Retry-After from its weight over the line', () => {
