@@ -55,6 +55,11 @@ export interface LoadShedderOptions {
 export const SHED_INTERVAL_MS = 500;
 /** The fraction of the load refused after the first standing interval; it doubles after each further one. */
 const FIRST_FRACTION = 1 / 16;
+/**
+ * The share of the load refused at most: the lightest 5% of it is always admitted, so that clients
+ * using little (a bystander asking a page now and then) are never refused for the heaviest ones.
+ */
+const MAX_FRACTION = 0.95;
 /** After a clear interval the fraction is kept at this share; below MIN_FRACTION it is 0. */
 const CLEAR_DECAY = 0.7;
 const MIN_FRACTION = 1 / 64;
@@ -218,7 +223,7 @@ export class LoadShedder {
     // Intervals with no sample at all (an idle instance) are clear ones.
     const clearIntervals = Math.floor((now - this.intervalEnd) / this.intervalMs);
     this.intervalEnd += (clearIntervals + 1) * this.intervalMs;
-    if (this.standing.length > 0) this.fraction = Math.min(1, Math.max(FIRST_FRACTION, this.fraction * 2, excess));
+    if (this.standing.length > 0) this.fraction = Math.min(MAX_FRACTION, Math.max(FIRST_FRACTION, this.fraction * 2, excess));
     else this.fraction *= CLEAR_DECAY;
     this.fraction *= CLEAR_DECAY ** clearIntervals;
     if (this.fraction < MIN_FRACTION) this.fraction = 0;

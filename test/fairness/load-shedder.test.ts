@@ -108,18 +108,31 @@ test('a delay far past the target refuses at once the share by which it is past:
 
 test('a client refused is told to come back later the more it uses: Retry-After from its weight over the line', () => {
   const w = world(TARGET, () => 0);
-  w.used('light', 10);
-  for (let k = 0; k < 6; k++) w.used(`mid${k}`, 12);
-  w.used('hog', 400);
-  for (let i = 0; i < 5; i++) w.interval('fetches', 200); // the whole load refused: the line is the lightest client's weight
-  // Weights 1.2 (light), 1.44 (mid), 12 (hog): a weight halves in 10 s, so mid is at the line in
-  // 10 × log2(1.2) ≈ 2.6 s, the hog in 33 s, told 10 at most.
+  for (let k = 0; k < 4; k++) w.used(`light${k}`, 10);
+  w.used('mid', 20);
+  w.used('hog', 100);
+  w.interval('fetches', 2 * TARGET); // half of the load refused: the hog (12 of 22.8), no more
   assert.equal(
-    ['light', 'mid0', 'hog'].map((c) => w.refusal(c)?.retryAfterSeconds),
-    [1, 3, 10],
+    ['light0', 'mid', 'hog'].map((c) => w.refusal(c)?.retryAfterSeconds),
+    [undefined, undefined, 1],
+  );
+  w.interval('fetches', 5 * TARGET); // 4/5: the hog and the mid (2.4); the lights (1.2 each) only in part
+  // A weight halves in 10 s: the mid is 2× a light's weight (10 s above the line), the hog 10× (33 s, told 10 at most).
+  assert.equal(
+    ['mid', 'hog'].map((c) => w.refusal(c)?.retryAfterSeconds),
+    [10, 10],
   );
   assert.is(w.refusal('hog')!.message, 'The service is busy; retry in 10 seconds.');
-  assert.is(w.refusal('light')!.message, 'The service is busy; retry in a second.');
+});
+
+test('the lightest 5% of the load is always admitted: a bystander is not refused for the heaviest', () => {
+  const w = world(TARGET, () => 0);
+  for (let k = 0; k < 40; k++) w.used(`attacker${k}`, 30);
+  w.used('bystander', 5);
+  for (let i = 0; i < 8; i++) w.interval('fetches', 100 * TARGET);
+  assert.is(w.shedder.stats().fraction, 0.95);
+  assert.is(w.refusal('bystander'), null);
+  assert.ok(w.refusal('attacker0') instanceof Overloaded);
 });
 
 test('requests in flight weigh too: a client holding many is refused before one holding none', () => {
