@@ -23,7 +23,7 @@
 // truncation.
 
 import { Overloaded } from '../errors.js';
-import { RecentSamples } from '../recent-samples.js';
+import { EventCount } from './event-count.js';
 import { COST_HALF_LIFE_MS, type ClientLedger } from './client-ledger.js';
 
 /** A delay source that CoDel watches. */
@@ -65,8 +65,8 @@ const CLEAR_DECAY = 0.7;
 const MIN_FRACTION = 1 / 64;
 /** Recent pages that weigh as much as one request in flight. */
 const PAGES_PER_SLOT = 10;
-/** Refusals and admissions are counted over this window for /healthz. */
-const RATE_WINDOW_MS = 10_000;
+/** Refusals and admissions are counted over this window (s) for /healthz. */
+const RATE_WINDOW_S = 10;
 /** Retry-After, in seconds, at most. */
 const MAX_RETRY_AFTER_S = 10;
 /** How often the event loop's lateness is sampled. */
@@ -105,17 +105,16 @@ export class LoadShedder {
   /** The least weight among them: Retry-After counts from it. */
   private line = Infinity;
   private standing: DelaySource[] = [];
-  private readonly refused: RecentSamples;
-  private readonly admitted: RecentSamples;
+  private readonly refused: EventCount;
+  private readonly admitted: EventCount;
   private loopTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: LoadShedderOptions) {
     this.now = opts.now ?? (() => performance.now());
     this.intervalMs = opts.intervalMs ?? SHED_INTERVAL_MS;
     this.intervalEnd = this.now() + this.intervalMs;
-    const counts = { windowMs: RATE_WINDOW_MS, maxSamples: 100_000, now: this.now };
-    this.refused = new RecentSamples(counts);
-    this.admitted = new RecentSamples(counts);
+    this.refused = new EventCount(RATE_WINDOW_S, this.now);
+    this.admitted = new EventCount(RATE_WINDOW_S, this.now);
   }
 
   /** Samples how late the event loop runs, every LOOP_TICK_MS, until close(). */
@@ -159,10 +158,10 @@ export class LoadShedder {
     this.tick();
     const chance = client === null ? undefined : this.refusing.get(client);
     if (chance !== undefined && (chance >= 1 || (this.opts.random ?? Math.random)() < chance)) {
-      this.refused.record(1);
+      this.refused.add();
       throw new Overloaded('the instance is past its capacity and refuses the clients using most first', this.retryAfter(this.weightOf(client!)));
     }
-    this.admitted.record(1);
+    this.admitted.add();
     if (client === null) return () => {};
     this.inFlight.set(client, (this.inFlight.get(client) ?? 0) + 1);
     let ended = false;
@@ -177,7 +176,7 @@ export class LoadShedder {
 
   stats(): ShedStats {
     this.tick();
-    const perSecond = (samples: RecentSamples) => Math.round((samples.summary().count / (RATE_WINDOW_MS / 1000)) * 10) / 10;
+    const perSecond = (count: EventCount) => Math.round(count.perSecond() * 10) / 10;
     return {
       shedding: this.fraction > 0,
       fraction: Math.round(this.fraction * 1000) / 1000,
