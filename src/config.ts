@@ -21,7 +21,7 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** The page a metadata request without `url` is redirected to. */
   showcaseUrl: string;
-  /** Requests per window per client IP over the two data paths (paths.ts DATA_PATHS); 0 disables. */
+  /** Requests per window per client IP over the two data operations (api/router.ts); 0 disables. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
   /** Requests of one client in flight at once, on every path (api/client-concurrency.ts); 0 disables. */
