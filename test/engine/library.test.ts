@@ -139,7 +139,7 @@ test("options are the settings: same names in camelCase, same defaults (but scan
     configFromOptions({ fetchTimeoutMs: 2000, probeImages: false, dnsServers: ['127.0.0.1:5300', '[::1]:53'], safetyAdultList: '/x' }),
     loadConfig({ SCAN_WORKERS: '0', FETCH_TIMEOUT_MS: '2000', PROBE_IMAGES: 'false', DNS_SERVERS: '127.0.0.1:5300,[::1]:53', SAFETY_ADULT_LIST: '/x' }),
   );
-  for (const name of Object.keys(defaults)) assert.match(envName(name), /^[A-Z][A-Z0-9_]+$/);
+  for (const name of Object.keys(defaults) as Array<keyof Config>) assert.match(envName(name), /^[A-Z][A-Z0-9_]+$/);
   const refused = (options: object) => {
     try {
       createLinkPeek(options);
