@@ -1,7 +1,10 @@
 // Reading one setting from its text: each method parses one kind of value and names the setting
 // in every failure. The settings themselves are declared in config.ts, in one table.
 
+import { readFileSync } from 'node:fs';
+import { validateHeaderValue } from 'node:http';
 import { isIP } from 'node:net';
+import { createSecureContext } from 'node:tls';
 
 export type Env = Record<string, string | undefined>;
 
@@ -45,6 +48,39 @@ export class Field {
 
   stringOrNull(): string | null {
     return this.text ?? null;
+  }
+
+  /** A value sent as an HTTP header: no control characters (Node would refuse it at the first request). */
+  headerValue(fallback: string): string {
+    const value = this.string(fallback);
+    try {
+      validateHeaderValue(this.name, value);
+    } catch {
+      this.fail(`"${value.replace(/[\x00-\x1f\x7f]/g, '?')}" has a control character, which an HTTP header cannot carry`);
+    }
+    return value;
+  }
+
+  /**
+   * A file of PEM certificates to trust, read and checked now (as TLS will read it), so that a
+   * missing or unreadable one is a bad setting, not a stack trace at the first fetch.
+   */
+  certificateFileOrNull(): string | null {
+    const file = this.text;
+    if (file === undefined) return null;
+    let pem: string;
+    try {
+      pem = readFileSync(file, 'utf8');
+    } catch (err) {
+      this.fail(`"${file}" cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) this.fail(`"${file}" holds no PEM certificate`);
+    try {
+      createSecureContext({ ca: pem });
+    } catch (err) {
+      this.fail(`"${file}" holds a certificate TLS cannot use (${(err as Error).message})`);
+    }
+    return file;
   }
 
   intOrNull(range: { min?: number; max?: number } = {}): number | null {

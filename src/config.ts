@@ -174,7 +174,7 @@ export const SETTINGS = {
   proxyIdleTimeoutMs: { env: 'PROXY_IDLE_TIMEOUT_MS', service: true, read: (f, c) => f.int(c.fetchTimeoutMs, { min: 1 }) },
   // MAX_IMAGE_BYTES (8 MiB) at about 70 KB/s, a slow mobile link's pace.
   proxyBodyTimeoutMs: { env: 'PROXY_BODY_TIMEOUT_MS', service: true, read: (f) => f.int(120_000, { min: 1 }) },
-  userAgent: { env: 'USER_AGENT', read: (f) => f.string(`LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`) },
+  userAgent: { env: 'USER_AGENT', read: (f) => f.headerValue(`LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`) },
   // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
   // descriptors (the client's connection and the upstream's), a waiting one a descriptor; the
   // event loop of two cores gives out first, past 4,000 held. Half of that, for slots and
@@ -191,7 +191,7 @@ export const SETTINGS = {
   maxConcurrentLookups: { env: 'MAX_CONCURRENT_LOOKUPS', read: (f) => f.int(512, { min: 1, max: 1000 }) },
   lookupQueueMax: { env: 'LOOKUP_QUEUE_MAX', read: (f) => f.int(1024, { min: 0 }) },
   maxLookupsPerClient: { env: 'MAX_LOOKUPS_PER_CLIENT', read: (f) => f.int(4, { min: 0 }) },
-  upstreamCaFile: { env: 'UPSTREAM_CA_FILE', read: (f) => f.stringOrNull() },
+  upstreamCaFile: { env: 'UPSTREAM_CA_FILE', read: (f) => f.certificateFileOrNull() },
   dnsServers: { env: 'DNS_SERVERS', read: (f) => f.nameserversOrNull() },
 
   cacheTtlMs: { env: 'CACHE_TTL_MS', read: (f) => f.int(12 * 60 * 60 * 1000, { min: 0 }) },
