@@ -59,7 +59,7 @@ test('an image that loads directly is not proxied', async () => {
   assert.equal(upstream.hits('/open.png'), { browser: 1, other: 0 });
 });
 
-test('a direct load that fails (hotlink protection) switches to /v1/cors-proxy on the API origin', async () => {
+test('a direct load that fails (hotlink protection) switches to /v1/cors-proxy on the API origin; a favicon that fails hides, spending none of the budget', async () => {
   tab ??= await openPage(browser, { ignoreHTTPSErrors: true });
   await tab.reset(`${plainPage.baseUrl}/embed`);
   const image = `${upstream.origin}/hotlinked.png`;
@@ -67,11 +67,12 @@ test('a direct load that fails (hotlink protection) switches to /v1/cors-proxy o
   const card = await renderImages(tab.page, image, icon);
   assert.match(card.imageSrc ?? '', /^blob:/);
   assert.ok(card.imageLoaded, 'the proxied image is shown');
-  assert.match(card.faviconSrc ?? '', /^blob:/);
-  assert.ok(tab.requested.includes(proxyUrl(image)) && tab.requested.includes(proxyUrl(icon)), 'both through the proxy');
-  assert.not.ok(card.faviconHidden);
+  assert.ok(tab.requested.includes(proxyUrl(image)), 'the image through the proxy');
   assert.equal(upstream.hits('/hotlinked.png'), { browser: 1, other: 1 }, 'one refused direct load, one proxy fetch');
-  assert.equal(upstream.hits('/hotlinked-icon.png'), { browser: 1, other: 1 });
+  await tab.page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector<HTMLElement>('[part=favicon]')!.hidden);
+  assert.ok((await readCard(tab.page)).faviconHidden);
+  assert.not.ok(tab.requested.includes(proxyUrl(icon)), 'the favicon not through the proxy');
+  assert.equal(upstream.hits('/hotlinked-icon.png'), { browser: 1, other: 0 });
   await snapshot(tab.page, 'proxy-fallback');
 });
 
