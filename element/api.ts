@@ -4,7 +4,7 @@
 // client is about 4.4 KB gzip, half the element's 9 KB budget, for one GET.
 import type { GetMetadataData, Metadata } from '../generated/types.gen.js';
 import { metadataProblem } from './metadata-guard.js';
-import { gate, refused } from './request-gate.js';
+import { gated } from './request-gate.js';
 import { httpUrl } from './safe-url.js';
 
 /** The origin component.js was served from: by default the API lives there too. */
@@ -51,9 +51,8 @@ async function fetchMetadata(base: string, url: string, signal: AbortSignal, car
   const query: Pick<GetMetadataData['query'], 'url'> = { url };
   for (let retries = RETRIES; ; retries--) {
     try {
-      const ticket = await gate(signal, card);
-      const response = await fetch(`${base}${METADATA_PATH}?${new URLSearchParams(query)}`, { signal });
-      if (refused(response, ticket) && retries) continue;
+      const [response, refused] = await gated(`${base}${METADATA_PATH}?${new URLSearchParams(query)}`, signal, card);
+      if (refused && retries) continue;
       const body: unknown = await response.json();
       if (response.ok && !metadataProblem(body, '')) return body as Metadata;
       const reason = (body as { reason?: unknown } | null)?.reason;

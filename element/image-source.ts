@@ -9,7 +9,7 @@
 // again, instead of leaving the image hidden for good. The proxied bytes are shown from a blob:
 // URL (a page whose CSP lists img-src needs blob: there).
 import { proxied, RETRIES, shared } from './api.js';
-import { gate, refused } from './request-gate.js';
+import { gated } from './request-gate.js';
 
 /** An <img> with its load in progress: a later render aborts the earlier one's proxy requests. */
 type Loading = HTMLImageElement & { load?: AbortController };
@@ -18,9 +18,8 @@ type Loading = HTMLImageElement & { load?: AbortController };
 async function viaProxy(url: string, signal: AbortSignal, card: Element, rank: number): Promise<Blob | null> {
   for (let retries = RETRIES; ; retries--) {
     try {
-      const ticket = await gate(signal, card, rank);
-      const response = await fetch(url, { signal });
-      if (refused(response, ticket) && retries) continue;
+      const [response, refused] = await gated(url, signal, card, rank);
+      if (refused && retries) continue;
       return response.ok ? await response.blob() : null;
     } catch {
       return null; // unreachable, or aborted

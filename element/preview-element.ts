@@ -175,7 +175,7 @@ export class LinkPeekPreview extends HTMLElement {
     const media = part('media');
     media.classList.toggle('blur', tags.includes('adult'));
     const image = part('image') as HTMLImageElement;
-    fitImage(media, image, metadata);
+    fitImage(part, image, metadata);
     this.#player = playerUrl(href);
     // A video provider's own images come through the proxy: nothing reaches it before a click.
     const source = (raw?: string | null, url = httpUrl(raw)) => [url, base, !!this.#player || providerImage(url)] as const;
