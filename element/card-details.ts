@@ -60,7 +60,8 @@ export function fillDetails(part: Part, domain: string, metadata?: Metadata): vo
  * square beside the text, in the same height as the banner card, so nothing below the card moves
  * either way. A small image (under 320px both ways: a logo) is shown whole and never enlarged
  * (.c); a larger one is cropped to the square. The declared width and height decide when the
- * answer is painted; an image without them decides once it has loaded.
+ * answer is painted; an image without them decides once it has loaded; one that fails leaves the
+ * card as one without an image (preview-element.ts).
  */
 export function fitImage(part: Part, image: HTMLImageElement, metadata: Metadata): void {
   // An unknown size (null / null) is NaN: neither below 1.5 nor under 320, the banner.

@@ -51,6 +51,8 @@ export function showImage(
     img.removeAttribute('src');
     if (collapse) box.hidden = true;
     else box.classList.add('n');
+    // The card becomes the one without an image (preview-element.ts).
+    img.dispatchEvent(new Event('failed'));
   };
   const tryProxy = async () => {
     img.onerror = failed;

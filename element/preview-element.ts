@@ -59,6 +59,11 @@ export class LinkPeekPreview extends HTMLElement {
     this.#root.innerHTML = CARD_HTML;
     this.addEventListener('transitionend', () => followScheme(this, this.#internals.states));
     this.#part('media').addEventListener('click', (event) => this.#clickMedia(event));
+    // An image that fails leaves the card exactly as one without an image: the banner's cover.
+    this.#part('image').addEventListener('failed', () => {
+      this.#part('card').classList.remove('k');
+      fitText(this.#part);
+    });
     // Enter on a video's card plays it in place, as a click on its image does; the card's link
     // opens the page once the player is there.
     this.#part('card').addEventListener('keydown', (event) => event.key == 'Enter' && this.#player && this.#clickMedia(event));
