@@ -18,13 +18,12 @@ import { startUpstream, type Upstream, type UpstreamRoute } from './upstream-fix
 
 const CARDS = 30;
 /**
- * The page is read at the spec's pace scaled down with the rate limit's window: 10 s windows read
- * at a card a second, in half the time (5 s windows, two cards a second; the target 15 s), so the
- * suite waits less. READING_SCALE=1 runs it at the spec's own 10 s window and pace.
+ * Every image within 30 s of the page's start, read at a card a second (400 px a second at 1280 px),
+ * against the spec's own 10 s window: the whole-second X-RateLimit-Reset and Retry-After do not
+ * scale down with a shorter window, so a faster run of this test would not be the same test.
  */
-const SCALE = Number(process.env.READING_SCALE ?? 1);
-/** Every image within this long of the page's start (30 s at a card a second, scaled). */
-const TARGET_MS = 30_000 * SCALE;
+const TARGET_MS = 30_000;
+const STEP_MS = 1000;
 
 let browser: Browser;
 let service: Service;
@@ -35,7 +34,7 @@ test.before(async () => {
   const routes: Record<string, UpstreamRoute> = {
     '/icon.png': { type: 'image/png', body: gradientPng(16, 16, [5, 150, 105], [253, 224, 71]), refuseBrowsers: true },
   };
-  [browser, service, upstream] = await Promise.all([launchBrowser(), startService({ RATE_LIMIT_WINDOW_MS: String(10_000 * SCALE) }), startUpstream(routes)]);
+  [browser, service, upstream] = await Promise.all([launchBrowser(), startService(), startUpstream(routes)]);
   for (let i = 0; i < CARDS; i++) {
     // Each card its own image (a shared one would come from the browser's cache), refused to browsers.
     routes[`/photo-${i}.png`] = { type: 'image/png', body: gradientPng(120, 63, [30, 64, 175 - i], [244, 114, 182]), refuseBrowsers: true };
@@ -59,26 +58,35 @@ test.after(async () => {
 test(`a page of ${CARDS} cards whose images need the proxy, read at a card a second, ends with every image within 30 s, none refused, favicons not proxied`, async () => {
   const tab = await openPage(browser, { viewport: { width: 1280, height: 800 } });
   try {
-    const answers: { status: number; image: number; at: number }[] = [];
+    const answers: { status: number; image: number; article: number; at: number }[] = [];
     let started = Date.now();
     tab.page.on('response', (response) => {
       const url = decodeURIComponent(response.url());
       if (url.startsWith(`${service.baseUrl}/v1/`))
-        answers.push({ status: response.status(), image: Number(/photo-(\d+)/.exec(url)?.[1] ?? NaN), at: Date.now() - started });
+        answers.push({
+          status: response.status(),
+          image: Number(/photo-(\d+)/.exec(url)?.[1] ?? NaN),
+          article: Number(/article-(\d+)/.exec(url)?.[1] ?? NaN),
+          at: Date.now() - started,
+        });
     });
     await tab.page.goto('about:blank');
     started = Date.now();
     await tab.page.goto(`${embedder.baseUrl}/feed`);
-    // About a card a second (scaled): 400 px a step, to the end of the page. A real-time wait on
-    // purpose: the pace is measured against the service's real rate-limit window.
-    for (let atEnd = false; !atEnd;) {
+    // About a card a second: 400 px a step, to the end of the page. A real-time wait on purpose:
+    // the pace is measured against the service's real rate-limit window.
+    let steps = 0;
+    for (let atEnd = false; !atEnd; steps++) {
       atEnd = await tab.page.evaluate(() => {
         window.scrollBy(0, 400);
         return window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1;
       });
-      await tab.page.waitForTimeout(1000 * SCALE);
+      await tab.page.waitForTimeout(STEP_MS);
     }
     const readMs = Date.now() - started;
+    // A loaded machine reads slower than a card a second (each step's evaluate takes its time):
+    // the target stretches by as much, since the page is then asked for less per second.
+    const targetMs = TARGET_MS * Math.max(1, readMs / (steps * STEP_MS));
     for (let i = 0; i < CARDS; i++) {
       await waitForState(tab.page, 'ready', `card-${i}`, 60_000);
       await tab.page.waitForFunction(
@@ -89,9 +97,12 @@ test(`a page of ${CARDS} cards whose images need the proxy, read at a card a sec
     }
     const images = answers.filter((a) => a.image >= 0);
     const lastImageMs = Math.max(...images.map((a) => a.at));
+    // How long each card showed its text without its image.
+    const waits = images.map((image) => image.at - answers.find((a) => a.article === image.image)!.at).sort((a, b) => a - b);
     console.log(
-      `  ${CARDS} cards read in ${(readMs / 1000).toFixed(1)} s; the last image in ${(lastImageMs / 1000).toFixed(1)} s (target ${TARGET_MS / 1000} s, ` +
-        `window ${10 * SCALE} s); ${answers.filter((a) => a.status === 429).length} of ${answers.length} API requests refused`,
+      `  ${CARDS} cards read in ${(readMs / 1000).toFixed(1)} s (${steps} steps); the last image in ${(lastImageMs / 1000).toFixed(1)} s ` +
+        `(target ${(targetMs / 1000).toFixed(1)} s); text without image: median ${(waits[CARDS >> 1]! / 1000).toFixed(1)} s, ` +
+        `max ${(waits.at(-1)! / 1000).toFixed(1)} s; ${answers.filter((a) => a.status === 429).length} of ${answers.length} API requests refused`,
     );
     for (let i = 0; i < CARDS; i++) {
       const card = await readCard(tab.page, `card-${i}`);
@@ -104,7 +115,7 @@ test(`a page of ${CARDS} cards whose images need the proxy, read at a card a sec
       Array<number>(2 * CARDS).fill(200),
       'one metadata and one proxy answer per card (none for the favicon), and no refusal',
     );
-    assert.ok(lastImageMs <= TARGET_MS, `the last image came ${lastImageMs} ms after the page's start`);
+    assert.ok(lastImageMs <= targetMs, `the last image came ${lastImageMs} ms after the page's start`);
   } finally {
     await tab.close();
   }
