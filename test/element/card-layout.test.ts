@@ -146,6 +146,20 @@ test('in the thumbnail layout the text has the room a banner image would take: a
   await snapshot(page, 'thumbnail-long-text', 'thumbnail');
 });
 
+test('--linkpeek-image-height bounds the banner for a chat-like column, and a thumbnail card keeps to the same height', async () => {
+  const page = await freshPage();
+  await page.addStyleTag({ content: 'linkpeek-preview { --linkpeek-image-height: 9rem }' });
+  await render(page, { image: image('wide.png', 600, 314) }, 'wide');
+  await render(page, { image: image('square.png', 300, 300) }, 'square');
+  const media = await box(page, 'wide', 'media');
+  assert.is(Math.round(media.height), 144, 'the banner is 9rem tall, cropped');
+  assert.ok(media.width / media.height > 3, `wider than 1.91:1 (${media.width}x${media.height})`);
+  assert.is(await height(page, 'square'), await height(page, 'wide'));
+  assert.ok((await height(page, 'wide')) < 260, `the card is ${await height(page, 'wide')}px tall`);
+  await snapshot(page, 'bounded-banner', 'wide');
+  await snapshot(page, 'bounded-thumbnail', 'square');
+});
+
 test('an arrow icon shows that the link opens a new tab; its alt text reads "(opens in a new tab)"', async () => {
   const page = await freshPage();
   await render(page, { image: image('wide.png', 600, 314) });
