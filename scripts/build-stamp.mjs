@@ -24,6 +24,7 @@ const INPUTS = [
   'tsconfig.json',
   'tsconfig.server.json',
   'scripts/bundle-main.mjs',
+  'scripts/openapi-json.mjs',
   // the installed packages the build copies or bundles (swagger-ui-dist, vite's output)
   'node_modules/.package-lock.json',
 ];

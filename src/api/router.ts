@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Request as ApiRequest } from 'openapi-backend';
 import addFormatsModule from 'ajv-formats';
 import { MethodNotAllowed, NotFound } from '../errors.js';
-import { OPENAPI_PATH } from '../package-root.js';
+import { routerDefinition } from '../package-root.js';
 import type { TargetOptions } from '../fetch/target.js';
 import { nearMissWarning, WARNING_HEADER } from './near-miss.js';
 import { operationTable } from './operation-table.js';
@@ -63,7 +63,7 @@ export async function createRouter(operations: Operations, options: RouterOption
   // slash. Otherwise a second spelling reaches the operation past every piece that knows it by
   // its path (the rate limit, the cached answers, the declared query names) and a CDN keeps two
   // copies of each answer.
-  const api = new OpenAPIBackend({ definition: OPENAPI_PATH, ...VALIDATION_OPTIONS, quick: true, ignoreTrailingSlashes: false });
+  const api = new OpenAPIBackend({ definition: routerDefinition(), ...VALIDATION_OPTIONS, quick: true, ignoreTrailingSlashes: false });
   await api.init();
   const table = operationTable(api.getOperations());
   // The methods each documented path answers, for the 405's Allow; HEAD wherever GET is.
