@@ -9,6 +9,8 @@
 // - import.meta.url keeps meaning the module's own file: each bundled module of dist/server/ gets
 //   its original URL, so the files it reads beside itself are found where they were.
 // - html-rewriter-wasm stays outside: it loads asyncify.js and its .wasm from its own folder.
+// - A module's `createRequire(import.meta.url)(name)` (cache/extraction-shape.ts loads Ajv so,
+//   when a shared store needs it) becomes `require(name)`, which esbuild bundles, lazily as before.
 // - The dependencies' CommonJS code is given a `require` of its own (createRequire): Node's
 //   built-in modules, and what is required by a computed name, are required at run time.
 // - Whitespace and syntax are minified (less source to compile at each start); names are kept,
@@ -31,8 +33,10 @@ function ownImportMetaUrl(bundleDir) {
     name: 'own-import-meta-url',
     setup(builder) {
       builder.onLoad({ filter: /\/dist\/server\/.*\.js$/ }, ({ path: file }) => {
-        const source = readFileSync(file, 'utf8');
-        if (!source.includes('import.meta.url')) return undefined;
+        // A module's own createRequire(import.meta.url)(name) is a require esbuild can follow: what
+        // it loads is bundled too, and still evaluated only when that line runs.
+        const source = readFileSync(file, 'utf8').replaceAll('createRequire(import.meta.url)(', 'require(');
+        if (!source.includes('import.meta.url')) return { contents: source, loader: 'js' };
         const relative = path.relative(bundleDir, file).split(path.sep).join('/');
         const url = `new URL(${JSON.stringify(relative.startsWith('.') ? relative : `./${relative}`)}, import.meta.url).href`;
         return { contents: source.replaceAll('import.meta.url', url), loader: 'js' };
