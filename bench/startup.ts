@@ -12,6 +12,7 @@
 //   npm run bench:startup -- --runs 20 --cpu-prof /tmp/prof
 //        --cpu-prof DIR: each start writes a V8 CPU profile there (node --cpu-prof), and the
 //        self time of the starts is summed by where the code lives (a package, LinkPeek, Node).
+//        --main FILE: another build's entry point (default dist/server/src/main.js), to compare.
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -29,10 +30,11 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '10' },
     'cpu-prof': { type: 'string' },
     'no-redis': { type: 'boolean', default: false },
+    main: { type: 'string', default: path.join('dist', 'server', 'src', 'main.js') },
   },
 });
 const RUNS = Number(args.runs);
-const MAIN = path.join(REPO_ROOT, 'dist', 'server', 'src', 'main.js');
+const MAIN = path.resolve(REPO_ROOT, args.main);
 const BARE = `require('node:http').createServer((q, s) => s.end('ok')).listen(0, '127.0.0.1', function () { console.log('LISTENING ' + this.address().port); });`;
 
 interface Start {
@@ -207,7 +209,7 @@ try {
   const service: Start[] = [];
   const profArgs = profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
   for (let i = 0; i < RUNS; i++) service.push(await measure([...profArgs, MAIN], env, listeningPort, '/healthz'));
-  report('LinkPeek (dist/server/src/main.js)', service, loadBefore);
+  report(`LinkPeek (${path.relative(REPO_ROOT, MAIN)})`, service, loadBefore);
   if (profDir) summarizeProfiles(profDir);
 } finally {
   redis?.stop();
