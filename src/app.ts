@@ -65,9 +65,8 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       timeFetch: () => metrics.upstreamDuration.startTimer(),
     },
   });
-  // The scan threads start beside the rest of the set-up and listening does not wait for them
-  // (each loads the wasm parser, a few hundred ms of CPU on a busy 2-core machine): a scan asked
-  // before its thread is up waits on the thread's port, as in a queue (test/scan/scan-pool.test.ts).
+  // The scan threads start beside the rest of the set-up; the first request finds them ready.
+  await engine.scanner.ready;
   const { fetcher, resolver, safeFetch, metadata } = engine;
   const sources = {
     fetchesInFlight: () => fetcher.limiter.inFlight,
