@@ -68,8 +68,6 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       timeFetch: () => metrics.upstreamDuration.startTimer(),
     },
   });
-  // The scan threads start beside the rest of the set-up; the first request finds them ready.
-  await engine.scanner.ready;
   const { fetcher, resolver, safeFetch, metadata } = engine;
   const sources = {
     fetchesInFlight: () => fetcher.limiter.inFlight,
@@ -131,6 +129,9 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   // The matched operation's chain: rate limit, cached answer, validation, handler, as declared.
   koa.use(router.run);
 
+  // The scan threads started with the engine, beside the rest of the set-up above; the service
+  // listens once they are up, so the first request finds them ready.
+  await engine.scanner.ready;
   health.started();
   return {
     koa,

@@ -10,7 +10,7 @@ import type { Context, Next } from 'koa';
 import { OpenAPIBackend, type Context as ApiContext, type Operation } from 'openapi-backend';
 import addFormatsModule from 'ajv-formats';
 import { MethodNotAllowed, NotFound, type ErrorSurface } from '../errors.js';
-import { OPENAPI_PATH } from '../package-root.js';
+import { routerDefinition } from '../package-root.js';
 import { API_PREFIX } from '../paths.js';
 import type { TargetOptions } from '../fetch/target.js';
 import type { AssetOperations } from '../assets/routes.js';
@@ -100,7 +100,7 @@ export async function createRouter(operations: Operations, assets: AssetOperatio
   // slash. Otherwise a second spelling reaches the operation past every step of its chain (the
   // rate limit, the cached answers, the declared query names) and a CDN keeps two copies of each
   // answer.
-  const api = new OpenAPIBackend({ definition: OPENAPI_PATH, ...VALIDATION_OPTIONS, quick: true, ignoreTrailingSlashes: false });
+  const api = new OpenAPIBackend({ definition: routerDefinition(), ...VALIDATION_OPTIONS, quick: true, ignoreTrailingSlashes: false });
   await api.init();
   // Read once: openapi-backend builds new objects at each call, and routes are kept by operation.
   const documentOperations = api.getOperations();
