@@ -50,12 +50,13 @@ const testEnv = { ...process.env, FORCE_COLOR: '0', ...(redis ? { TEST_REDIS_URL
 // Interrupted, the run's Redis goes with it (process.exit runs the 'exit' hook that stops it).
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
-// Files that measure time (deadlines, rate-limit windows, shutdown grace, the browser's layout
-// shifts, lazy loads and a slow answer) run alone;
+// Files that measure time (deadlines, rate-limit windows, shutdown grace, DNS timeouts, a log
+// line's delay, the browser's layout shifts, lazy loads and a slow answer) run alone; the rest of
+// ops/ (the compiled build, prepare, metrics, start-up failures' exit codes) measures none;
 // the rest run two at a time (the machines have 2 cores), which keeps CI's two full runs well
 // inside its time limit.
 const TIMING_SENSITIVE =
-  /^(ops\/|element\/(layout-shift|lazy-load|render-url)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
+  /^(ops\/(dead-resolver|dns-health|instances|logs|npm-start|redis-stall|shutdown)|element\/(layout-shift|lazy-load|render-url)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
 // Files that spend their time waiting on real time with little CPU of their own (a reader's
 // scrolling pace against the rate limit's real window) run beside the shared ones, outside their
