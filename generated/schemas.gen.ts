@@ -51,15 +51,19 @@ export const MetadataSchema = {
         og: {
             type: 'object',
             description: 'Every Open Graph (`og:*`) meta tag on the page, within a size bound that real pages stay far below (at most 64 entries in page order and 16 KiB of JSON; a value over 8,192 characters is left out, never cut). Keys are tag names, values are the raw content attributes.',
+            maxProperties: 64,
             additionalProperties: {
-                type: 'string'
+                type: 'string',
+                maxLength: 8192
             }
         },
         twitter: {
             type: 'object',
             description: 'Every Twitter Card (`twitter:*`) meta tag on the page, within a size bound that real pages stay far below (at most 64 entries in page order and 16 KiB of JSON; a value over 8,192 characters is left out, never cut). Keys are tag names, values are the raw content attributes.',
+            maxProperties: 64,
             additionalProperties: {
-                type: 'string'
+                type: 'string',
+                maxLength: 8192
             }
         },
         safety_tags: {

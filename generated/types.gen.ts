@@ -425,6 +425,10 @@ export type ProxyImageErrors = {
      */
     429: ProxyError;
     /**
+     * Unexpected server error, in the image proxy's error shape.
+     */
+    500: ProxyError;
+    /**
      * The upstream image request failed (unreachable, refused, blocked address, 4xx or 5xx,
      * larger than the service proxies). `reason` says what failed, with the values of a
      * metadata 422 (`FailureReason`), and `error` says it in words.
@@ -485,6 +489,13 @@ export type GetComponentErrors = {
      *
      */
     431: ApiError;
+    /**
+     * Unexpected server error: a fault of the service, never an answer to what the client sent
+     * (the files are served from memory and /healthz reads counters, so none is known to
+     * happen; the one error boundary of every path answers it so if one does).
+     *
+     */
+    500: ApiError;
 };
 
 export type GetComponentError = GetComponentErrors[keyof GetComponentErrors];
@@ -513,6 +524,12 @@ export type GetReserveStylesheetData = {
 
 export type GetReserveStylesheetErrors = {
     /**
+     * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
+     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     *
+     */
+    429: ApiError;
+    /**
      * The request's headers exceed 16 KiB (Node's limit; a request line counts toward it). The
      * HTTP server answers this before LinkPeek reads the request: an `ApiError` with
      * `Access-Control-Allow-Origin: *`, and the connection is closed. Every path answers it so
@@ -521,6 +538,13 @@ export type GetReserveStylesheetErrors = {
      *
      */
     431: ApiError;
+    /**
+     * Unexpected server error: a fault of the service, never an answer to what the client sent
+     * (the files are served from memory and /healthz reads counters, so none is known to
+     * happen; the one error boundary of every path answers it so if one does).
+     *
+     */
+    500: ApiError;
 };
 
 export type GetReserveStylesheetError = GetReserveStylesheetErrors[keyof GetReserveStylesheetErrors];
@@ -557,6 +581,13 @@ export type GetShowcaseErrors = {
      *
      */
     431: ApiError;
+    /**
+     * Unexpected server error: a fault of the service, never an answer to what the client sent
+     * (the files are served from memory and /healthz reads counters, so none is known to
+     * happen; the one error boundary of every path answers it so if one does).
+     *
+     */
+    500: ApiError;
 };
 
 export type GetShowcaseError = GetShowcaseErrors[keyof GetShowcaseErrors];
@@ -599,6 +630,13 @@ export type GetDocsErrors = {
      *
      */
     431: ApiError;
+    /**
+     * Unexpected server error: a fault of the service, never an answer to what the client sent
+     * (the files are served from memory and /healthz reads counters, so none is known to
+     * happen; the one error boundary of every path answers it so if one does).
+     *
+     */
+    500: ApiError;
 };
 
 export type GetDocsError = GetDocsErrors[keyof GetDocsErrors];
@@ -641,6 +679,13 @@ export type GetDocsWithSlashErrors = {
      *
      */
     431: ApiError;
+    /**
+     * Unexpected server error: a fault of the service, never an answer to what the client sent
+     * (the files are served from memory and /healthz reads counters, so none is known to
+     * happen; the one error boundary of every path answers it so if one does).
+     *
+     */
+    500: ApiError;
 };
 
 export type GetDocsWithSlashError = GetDocsWithSlashErrors[keyof GetDocsWithSlashErrors];
@@ -683,6 +728,13 @@ export type GetDocsFileErrors = {
      *
      */
     429: ApiError;
+    /**
+     * Unexpected server error: a fault of the service, never an answer to what the client sent
+     * (the files are served from memory and /healthz reads counters, so none is known to
+     * happen; the one error boundary of every path answers it so if one does).
+     *
+     */
+    500: ApiError;
 };
 
 export type GetDocsFileError = GetDocsFileErrors[keyof GetDocsFileErrors];
@@ -725,6 +777,13 @@ export type GetFaviconErrors = {
      *
      */
     431: ApiError;
+    /**
+     * Unexpected server error: a fault of the service, never an answer to what the client sent
+     * (the files are served from memory and /healthz reads counters, so none is known to
+     * happen; the one error boundary of every path answers it so if one does).
+     *
+     */
+    500: ApiError;
 };
 
 export type GetFaviconError = GetFaviconErrors[keyof GetFaviconErrors];
@@ -767,6 +826,13 @@ export type GetOpenApiDocumentErrors = {
      *
      */
     431: ApiError;
+    /**
+     * Unexpected server error: a fault of the service, never an answer to what the client sent
+     * (the files are served from memory and /healthz reads counters, so none is known to
+     * happen; the one error boundary of every path answers it so if one does).
+     *
+     */
+    500: ApiError;
 };
 
 export type GetOpenApiDocumentError = GetOpenApiDocumentErrors[keyof GetOpenApiDocumentErrors];
@@ -804,6 +870,13 @@ export type GetHealthErrors = {
      */
     431: ApiError;
     /**
+     * Unexpected server error: a fault of the service, never an answer to what the client sent
+     * (the files are served from memory and /healthz reads counters, so none is known to
+     * happen; the one error boundary of every path answers it so if one does).
+     *
+     */
+    500: ApiError;
+    /**
      * The instance is shutting down.
      */
     503: Health;
@@ -838,6 +911,13 @@ export type GetMetricsErrors = {
      *
      */
     429: ApiError;
+    /**
+     * Unexpected server error: a fault of the service, never an answer to what the client sent
+     * (the files are served from memory and /healthz reads counters, so none is known to
+     * happen; the one error boundary of every path answers it so if one does).
+     *
+     */
+    500: ApiError;
 };
 
 export type GetMetricsError = GetMetricsErrors[keyof GetMetricsErrors];

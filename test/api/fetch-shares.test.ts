@@ -74,8 +74,13 @@ shares("a client's slow pages wait in its own share; another client's page answe
     const h = await healthWhen(svc, (h) => h.upstream_fetches.capped === 1);
     // Both granted at once (a wait of 0); the third waits on its own client's share, not counted.
     assert.equal(h.upstream_fetches, { in_flight: 2, max_in_flight: 2048, queued: 0, capped: 1, saturated: false, wait_ms: { p50: 0, p90: 0, max: 0 } });
-    assert.is(h.status, 'ok', 'a client held back by its own share is no saturation');
-    assert.equal(h.degraded_by, []);
+    // No fetch rule trips (a client held back by its own share is no saturation). The event loop's
+    // delay is the machine's: with both cores loaded it passes its bound whoever holds the slots.
+    assert.equal(
+      h.degraded_by.filter((rule: string) => rule !== 'event_loop'),
+      [],
+      'a client held back by its own share is no saturation',
+    );
     const other = await as(svc, meta(up, '/p'), 72);
     assert.equal([other.status, other.json.title], [200, 'P']);
     cutHung();

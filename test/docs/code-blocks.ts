@@ -1,11 +1,12 @@
 // The fenced code blocks of the READMEs a user reads: the repository's, the SDK's (packed with it)
-// and the element's. Every one is checked by a test (readme-blocks.test.ts says which).
+// and the element's, and of CONTRIBUTING.md. Every one is checked by a test (readme-blocks.test.ts
+// says which).
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const READMES = ['README.md', 'client/README.md', 'element/README.md'] as const;
+export const READMES = ['README.md', 'client/README.md', 'element/README.md', 'CONTRIBUTING.md'] as const;
 
 export interface CodeBlock {
   /** README path from the repository root. */

@@ -9,7 +9,8 @@ import { parseMetadata } from '../../element/metadata-guard.js';
 import { startService } from '../helpers/service.js';
 import { importsEngine, readmeBlocks, REPO_ROOT, type CodeBlock } from './code-blocks.js';
 
-// Every code block of README.md, client/README.md and element/README.md is checked: TypeScript
+// Every code block of README.md, client/README.md, element/README.md and CONTRIBUTING.md is
+// checked (and every JSDoc @example, by jsdoc-examples.test.ts): TypeScript
 // is compiled against the packed SDK (test/client/package.test.ts), curl commands are run as
 // written against a live service (its address for localhost:3000; names answered by the tests'
 // loopback nameserver), HTML and JavaScript are checked against the element, and the commands
@@ -31,6 +32,7 @@ function checkOf(block: CodeBlock): string | null {
   if (block.lang === 'css') return 'the rules of element/linkpeek-preview.css: this file';
   if (block.lang !== 'sh') return null;
   if (/^npm run try:offline/.test(block.text)) return 'run on the sample page: test/docs/try-offline.test.ts';
+  if (/^npm run dns:local/.test(block.text)) return 'run on a page of its own: test/docs/contributing.test.ts';
   if (/^\$? ?curl /m.test(block.text)) return 'run against a live service: this file';
   if (/npm pack \.\/client/.test(block.text)) return 'run by test/client/package.test.ts';
   if (/^docker /m.test(block.text)) return 'Dockerfile and compose.yaml: test/docs/container.test.ts, .ci/production-path';
@@ -38,7 +40,7 @@ function checkOf(block: CodeBlock): string | null {
   return null;
 }
 
-test('every code block of the three READMEs has a check', () => {
+test('every code block of the READMEs and CONTRIBUTING.md has a check', () => {
   assert.ok(blocks.length >= 10, `${blocks.length} blocks`);
   assert.equal(blocks.filter((b) => checkOf(b) === null).map(where), []);
 });

@@ -3,6 +3,8 @@
 
 import http from 'node:http';
 import zlib from 'node:zlib';
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp, type App, type AppDeps } from '../../src/app.js';
@@ -114,6 +116,7 @@ export function checkedRequest(url: string, init: RequestInit & { localAddress?:
           reject(err);
           return;
         }
+        recordRequest(method, target, init.headers, status);
         const text = decoded.toString('utf8');
         let json: unknown;
         try {
@@ -127,4 +130,18 @@ export function checkedRequest(url: string, init: RequestInit & { localAddress?:
     req.on('error', reject);
     req.end();
   });
+}
+
+/**
+ * With TEST_RECORD_REQUESTS set to a folder, every request a test sends through checkedRequest is
+ * appended there (one JSON line: method, path and query, headers, the status it got; one file per
+ * test process), for CI's replay of the suite's requests through Prism's validating proxy
+ * (.ci/contract-replay.ts).
+ */
+function recordRequest(method: string, target: URL, headers: RequestInit['headers'], status: number): void {
+  const dir = process.env.TEST_RECORD_REQUESTS;
+  if (!dir) return;
+  const sent = Object.fromEntries(new Headers(headers));
+  const line = JSON.stringify({ method, path: target.pathname + target.search, headers: sent, status });
+  appendFileSync(path.join(dir, `${process.pid}.jsonl`), line + '\n');
 }

@@ -89,16 +89,25 @@ bounds(`a title longer than ${TITLE_SITE_MAX} characters is not looked at`, () =
 });
 bounds('a hostile 64 KiB title of separators returns null at once', () => {
   const hostile = `${' - | – '.repeat(9362)}Wikipedia`;
-  const started = performance.now();
+  const started = process.cpuUsage();
   for (let i = 0; i < 100; i++) assert.is(siteNameFromTitle(hostile, new URL('https://en.wikipedia.org/')), null);
-  assert.ok(performance.now() - started < 50, 'bounded before any work');
+  assert.ok(cpuMs(started) < 50, 'bounded before any work');
 });
 bounds('a title at the bound made of separators and dots stays cheap', () => {
   const title = `${'. - .'.repeat(Math.floor(TITLE_SITE_MAX / 5))}`;
-  const started = performance.now();
+  const started = process.cpuUsage();
   for (let i = 0; i < 1000; i++) assert.is(siteNameFromTitle(title, new URL('https://example.com/')), null);
-  assert.ok(performance.now() - started < 500);
+  assert.ok(cpuMs(started) < 500);
 });
+
+/**
+ * This process's CPU time since `started`, in ms: the work done, which a busy machine does not
+ * inflate as it does the wall clock (at load 20 on two cores the second bound failed on time).
+ */
+function cpuMs(started: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(started);
+  return (user + system) / 1000;
+}
 bounds.run();
 
 const extraction = suite('through the extraction');

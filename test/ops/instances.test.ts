@@ -102,7 +102,9 @@ outage('instances keep answering from memory, /healthz says degraded, and they r
     await waitRedis();
     // ioredis reconnects on its own (retry every ≤ 2 s)
     for (const svc of [a, b]) await until(async () => (await health(svc)).redis === 'ok', 'the instance to find Redis again');
-    assert.equal([(await health(a)).status, (await health(b)).status], ['ok', 'ok']);
+    // Nothing but the machine's own event-loop delay (a loaded machine's) still degrades either.
+    const rules = async (svc: ServiceProcess) => ((await health(svc)).degraded_by as string[]).filter((rule) => rule !== 'event_loop');
+    assert.equal([await rules(a), await rules(b)], [[], []]);
     // back on the shared cache: what a stores, b finds
     const before = up.hits('/p');
     await checkedRequest(`${a.baseUrl}${q(up, '/p')}&after=1`);
