@@ -51,7 +51,10 @@ export function attackers(count: number): Attacker[] {
     }
     return {
       k,
-      from: () => ({ address: '127.5.0.1', forwardedFor: `2001:db8:${(0xa000 + k).toString(16)}:1:${randomBytes(8).toString('hex').match(/.{4}/g)!.join(':')}` }),
+      from: () => ({
+        address: '127.5.0.1',
+        forwardedFor: `2001:db8:${(0xa000 + k).toString(16)}:1:${randomBytes(8).toString('hex').match(/.{4}/g)!.join(':')}`,
+      }),
     };
   });
 }
