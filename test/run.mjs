@@ -56,7 +56,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.e
 // the rest run two at a time (the machines have 2 cores), which keeps CI's two full runs well
 // inside its time limit.
 const TIMING_SENSITIVE =
-  /^(ops\/(dead-resolver|dns-health|instances|logs|npm-start|redis-stall|shutdown)|element\/(layout-shift|lazy-load|render-url)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
+  /^(api\/overload|ops\/(dead-resolver|dns-health|instances|logs|npm-start|redis-stall|shutdown)|element\/(layout-shift|lazy-load|render-url)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
 // Files that spend their time waiting on real time with little CPU of their own (a reader's
 // scrolling pace against the rate limit's real window) run beside the shared ones, outside their
