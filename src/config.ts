@@ -60,6 +60,8 @@ export interface Config {
   /** A proxied image's body: the longest gap between two chunks, and the longest it may take in all from its headers. */
   proxyIdleTimeoutMs: number;
   proxyBodyTimeoutMs: number;
+  /** Proxied image bytes the instance sends per second at most, shared fairly among clients; 0: no bound. */
+  proxyEgressBytesPerSecond: number;
   userAgent: string;
   /** Upstream fetches in flight per instance, and how many more may wait for a slot. */
   maxConcurrentFetches: number;
@@ -154,6 +156,9 @@ export function loadConfig(env: Env = {}): Config {
     proxyIdleTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS
     // MAX_IMAGE_BYTES (8 MiB) at about 70 KB/s, a slow mobile link's pace.
     proxyBodyTimeoutMs: read.int('PROXY_BODY_TIMEOUT_MS', 120_000, { min: 1 }),
+    // Measured on two cores (bench/results/fairness.md, 4 MB images): past it, moving the bytes
+    // slowed a bystander's metadata answers by more than 50 ms.
+    proxyEgressBytesPerSecond: read.int('PROXY_EGRESS_BYTES_PER_SECOND', 48 * 1024 * 1024, { min: 0 }),
     userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
     // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
     // descriptors (the client's connection and the upstream's), a waiting one a descriptor; the

@@ -18,12 +18,18 @@ import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
 import { mediaTypeEssence } from '../media-type.js';
 import { hrefWithoutFragment } from '../url-fragment.js';
+import { ByteScheduler, type SchedulerClock } from './byte-scheduler.js';
 import { ImageFlights, type OpenedImage } from './image-flight.js';
 import { detectFormat } from './image-format.js';
 
+/** The usual body chunk (undici's and a Node stream's 64 KB): one turn of the byte scheduler sends one. */
+const CHUNK_BYTES = 64 * 1024;
+
 export interface ProxyDeps {
   safeFetch: SafeFetch;
-  config: Pick<Config, 'maxImageBytes' | 'proxyIdleTimeoutMs' | 'proxyBodyTimeoutMs'>;
+  config: Pick<Config, 'maxImageBytes' | 'proxyIdleTimeoutMs' | 'proxyBodyTimeoutMs' | 'proxyEgressBytesPerSecond'>;
+  /** The clock of the byte scheduler (tests pass a controlled one). */
+  clock?: SchedulerClock;
 }
 
 /** Client-facing messages of the 400s (docs/SPEC.md: not an image, empty, unsupported format). */
@@ -41,7 +47,14 @@ export type ImageProxyWithFlights = ((ctx: Context, target: URL, client?: string
  * instance's fair fetch slots with page fetches.
  */
 export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
-  const flights = new ImageFlights();
+  const flights = new ImageFlights(
+    new ByteScheduler({
+      bytesPerSecond: deps.config.proxyEgressBytesPerSecond,
+      burstBytes: Math.max(CHUNK_BYTES, deps.config.proxyEgressBytesPerSecond / 20),
+      quantumBytes: CHUNK_BYTES,
+      clock: deps.clock,
+    }),
+  );
   return Object.assign((ctx: Context, target: URL, client?: string) => proxyImage(ctx, target, deps, flights, client), { flights });
 }
 
@@ -52,7 +65,7 @@ export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
  * any header is sent.
  */
 async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: ImageFlights, client?: string): Promise<void> {
-  const joined = flights.join(hrefWithoutFragment(target), (signal) => openImage(target, deps, signal, client));
+  const joined = flights.join(hrefWithoutFragment(target), { client: client ?? '', open: (signal) => openImage(target, deps, signal, client) });
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) joined.leave();
   });

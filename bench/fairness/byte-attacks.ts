@@ -1,0 +1,106 @@
+// Attacks that spend the service's bytes and event loop rather than its fetches and scans:
+//
+//   images              each address pulls 4 MB images through the image proxy at the rate limit
+//                       (a new URL each time, so no two share an upstream fetch)
+//   keepalive-openapi   one address, `size` keep-alive connections, each asking /openapi.yaml
+//   keepalive-healthz   ... /healthz, again as soon as the last answer has ended
+//
+// For the keep-alive classes `size` is the number of connections of the one address; the paths are
+// outside the rate limit, so nothing but the per-client caps slows them.
+
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { JPEG } from '../../test/proxy/images.js';
+import { attackers, type AttackPorts, type StatusCounts } from './attacks.js';
+import type { From } from './client.js';
+import { attackZone, type AttackClass } from './names.js';
+
+export const BYTE_ATTACKS = ['images', 'keepalive-openapi', 'keepalive-healthz'] as const;
+export type ByteAttack = (typeof BYTE_ATTACKS)[number];
+export const isByteAttack = (attack: AttackClass): attack is ByteAttack => (BYTE_ATTACKS as readonly string[]).includes(attack);
+
+/** The keep-alive attacker's one address (the bystander is 127.3.0.1, the page attackers 127.2.x.y). */
+const KEEPALIVE_ADDRESS = '127.4.0.1';
+const KEEPALIVE_PATH: Record<Exclude<ByteAttack, 'images'>, string> = { 'keepalive-openapi': '/openapi.yaml', 'keepalive-healthz': '/healthz' };
+
+/** The image every address pulls: a real JPEG's header, then filler to 4 MB (the proxy streams what the first bytes allowed). */
+export const BIG_JPEG = Buffer.concat([JPEG.subarray(0, JPEG.length - 2), Buffer.alloc(4 * 1024 * 1024 - JPEG.length, 0x55), Buffer.from([0xff, 0xd9])]);
+
+/** The world's image server: BIG_JPEG at any path. */
+export const serveBigJpeg: http.RequestListener = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': BIG_JPEG.length });
+  res.end(BIG_JPEG);
+};
+
+const IMAGE_TIMEOUT_MS = 30_000;
+
+/** Runs a byte attack until `endAt` (performance.now()), as runAttack does for the page classes. */
+export function runByteAttack(
+  attack: ByteAttack,
+  size: number,
+  origin: string,
+  ports: AttackPorts,
+  endAt: number,
+  paceMs: number,
+): { sent: () => number; done: Promise<StatusCounts> } {
+  const statuses: StatusCounts = {};
+  const count = (status: number) => {
+    const key = String(status || 'no answer');
+    statuses[key] = (statuses[key] ?? 0) + 1;
+  };
+  let sent = 0;
+  const pending: Promise<void>[] = [];
+  let loops: Promise<void>[];
+  if (attack === 'images') {
+    loops = attackers(size).map(async (attacker) => {
+      await sleep(Math.random() * paceMs);
+      while (performance.now() < endAt) {
+        const started = performance.now();
+        const image = `http://img.${attackZone('images', attacker.k)}:${ports.images}/${randomBytes(6).toString('hex')}.jpg`;
+        sent++;
+        pending.push(drainingGet(`${origin}/v1/cors-proxy?url=${encodeURIComponent(image)}`, attacker.from(), undefined, IMAGE_TIMEOUT_MS).then(count));
+        await sleep(Math.max(0, started + paceMs - performance.now()));
+      }
+    });
+  } else {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: size, localAddress: KEEPALIVE_ADDRESS } as http.AgentOptions);
+    const url = `${origin}${KEEPALIVE_PATH[attack]}`;
+    loops = Array.from({ length: size }, async () => {
+      while (performance.now() < endAt) {
+        sent++;
+        const status = await drainingGet(url, { address: KEEPALIVE_ADDRESS }, agent, 10_000);
+        count(status);
+        // A refused connection (the per-client cap) is tried again after a moment, not in a busy loop.
+        if (status === 0) await sleep(50);
+      }
+    });
+    void Promise.all(loops).then(() => agent.destroy());
+  }
+  return {
+    sent: () => sent,
+    done: Promise.all(loops).then(async () => {
+      await Promise.all(pending);
+      return statuses;
+    }),
+  };
+}
+
+/** GET whose body is read and dropped; the status, or 0 when no whole answer came within `timeoutMs`. */
+function drainingGet(url: string, from: From, agent: http.Agent | undefined, timeoutMs: number): Promise<number> {
+  return new Promise((resolve) => {
+    const headers = { 'accept-encoding': 'gzip, br', ...(from.forwardedFor ? { 'x-forwarded-for': from.forwardedFor } : {}) };
+    const req = http.get(url, { localAddress: from.address, agent: agent ?? false, headers }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => finish(res.statusCode ?? 0));
+      res.on('error', () => finish(0));
+    });
+    const deadline = setTimeout(() => req.destroy(), timeoutMs);
+    const finish = (status: number) => {
+      clearTimeout(deadline);
+      resolve(status);
+    };
+    req.on('error', () => finish(0));
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
