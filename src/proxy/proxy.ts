@@ -1,6 +1,8 @@
 // The image proxy (docs/SPEC.md, the image proxy endpoint): fetch through safeFetch (same address
 // guard, deadline, redirect policy and concurrency cap as every upstream fetch), decide from the
-// label and the first bytes before any header leaves, then stream without buffering the image.
+// label, the declared length and the first bytes before any header leaves (a small image is read
+// whole first), then stream without buffering the image, each chunk in its turn among every
+// client's proxied bytes (byte-scheduler.ts).
 //
 // Concurrent requests for one image share one upstream fetch (image-flight.ts).
 //
@@ -21,6 +23,9 @@ import { hrefWithoutFragment } from '../url-fragment.js';
 import { ByteScheduler, type SchedulerClock } from './byte-scheduler.js';
 import { ImageFlights, type OpenedImage } from './image-flight.js';
 import { detectFormat } from './image-format.js';
+
+/** Images up to this size (by Content-Length) are read whole before the headers leave: one chunk's worth. */
+const READ_WHOLE_MAX_BYTES = 64 * 1024;
 
 /** The usual body chunk (undici's and a Node stream's 64 KB): one turn of the byte scheduler sends one. */
 const CHUNK_BYTES = 64 * 1024;
@@ -104,14 +109,20 @@ async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, clie
     if (declared !== null && declared > maxBytes)
       throw new FetchFailed(`Content-Length ${declared} over MAX_IMAGE_BYTES ${maxBytes}`, { failure: failures.tooLarge(maxBytes) });
 
-    const { head, rest } = await readPrefix(upstream.body, PROXY_PEEK_BYTES);
+    // With a Content-Encoding the declared length counts encoded bytes, not what we send.
+    const length = encoded ? null : declared;
+    // A small image is read whole before any header leaves (one byte past its length, to see that
+    // it ends there), so that a body shorter or longer than it said fails with an error answer, not
+    // with a cut after a 200; a larger one only its first bytes.
+    const whole = length !== null && length <= READ_WHOLE_MAX_BYTES;
+    const { head, rest } = await readPrefix(upstream.body, whole ? length + 1 : PROXY_PEEK_BYTES);
+    if (upstream.truncated) throw new FetchFailed(`image over MAX_IMAGE_BYTES ${maxBytes} within its first bytes`, { failure: failures.tooLarge(maxBytes) });
     if (head.length === 0) throw new ProxyRejected(REJECTIONS.empty);
     const format = detectFormat(head);
     if (!format) throw new ProxyRejected(REJECTIONS.unsupported);
 
-    // With a Content-Encoding the declared length counts encoded bytes, not what we send.
-    const length = encoded ? null : declared;
     if (length !== null && head.length > length) throw new FetchFailed(`more bytes than the declared Content-Length ${length}`);
+    if (length !== null && rest === null && head.length < length) throw new FetchFailed(`body of ${head.length} bytes, Content-Length said ${length}`);
     const headers: Record<string, string> = {};
     for (const name of FORWARDABLE_RESPONSE_HEADERS) {
       const value = upstream.headers[name];
