@@ -19,7 +19,17 @@ export type AttackReport = { kind: 'sent'; sent: number } | { kind: 'done'; stat
 process.once('message', (order: AttackOrder) => {
   const endAt = performance.now() + order.durationMs;
   const run = runAttack(order.attack, order.size, order.origin, order.ports, endAt);
-  setTimeout(() => process.send!({ kind: 'sent', sent: run.sent() } satisfies AttackReport), order.durationMs);
-  void run.done.then((statuses) => process.send!({ kind: 'done', statuses } satisfies AttackReport, () => process.exit(0)));
+  let sentReported = false;
+  const reportSent = () => {
+    if (sentReported) return;
+    sentReported = true;
+    process.send!({ kind: 'sent', sent: run.sent() } satisfies AttackReport);
+  };
+  setTimeout(reportSent, order.durationMs);
+  // An attack whose requests all end at once (the keep-alive ones) may be done before that timer.
+  void run.done.then((statuses) => {
+    reportSent();
+    process.send!({ kind: 'done', statuses } satisfies AttackReport, () => process.exit(0));
+  });
 });
 process.send!('ready');
