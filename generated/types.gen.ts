@@ -450,7 +450,9 @@ export type GetComponentData = {
 export type GetComponentErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -522,7 +524,9 @@ export type GetShowcaseData = {
 export type GetShowcaseErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -564,7 +568,9 @@ export type GetDocsData = {
 export type GetDocsErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -606,7 +612,9 @@ export type GetDocsWithSlashData = {
 export type GetDocsWithSlashErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -657,7 +665,9 @@ export type GetDocsFileErrors = {
     404: ApiError;
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -690,7 +700,9 @@ export type GetFaviconData = {
 export type GetFaviconErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -732,7 +744,9 @@ export type GetOpenApiDocumentData = {
 export type GetOpenApiDocumentErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -768,7 +782,9 @@ export type GetHealthData = {
 export type GetHealthErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -812,7 +828,9 @@ export type GetMetricsErrors = {
     404: ApiError;
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;

@@ -14,6 +14,7 @@ import { refuseFetchLoops } from './api/fetch-loop.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { rateLimit } from './api/rate-limit.js';
 import { clientConcurrency } from './api/client-concurrency.js';
+import { clientPace } from './api/client-pace.js';
 import { cachedAnswers } from './api/cached-answer.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter } from './api/router.js';
@@ -114,6 +115,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   koa.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   koa.use(errorBoundary(logger));
   const trust = new ProxyTrust(config.trustProxy);
+  koa.use(clientPace(config, trust));
   koa.use(clientConcurrency(config.maxRequestsInFlightPerClient, trust));
   koa.use(rateLimit(limiter, trust, (route) => metrics.rateLimited.inc({ route })));
   koa.use(refuseFetchLoops);

@@ -26,6 +26,9 @@ export interface Config {
   rateLimitWindowMs: number;
   /** Requests of one client in flight at once, on every path (api/client-concurrency.ts); 0 disables. */
   maxRequestsInFlightPerClient: number;
+  /** Requests of one client let in per second on every path after a burst (api/client-pace.ts); 0: no pacing. */
+  clientRequestsPerSecond: number;
+  clientRequestBurst: number;
   /** Open connections of one client (IPv4 address, IPv6 /64), trusted proxies excepted (connection-cap.ts); 0 disables. */
   maxConnectionsPerClient: number;
   /** Requests per window per IPv6 /48, over all its /64s together; 0 disables. */
@@ -134,6 +137,11 @@ export function loadConfig(env: Env = {}): Config {
     maxConnectionsPerClient: read.int('MAX_CONNECTIONS_PER_CLIENT', 32, { min: 0 }),
     // The data endpoints allow 20 requests per 10 s, each of which may last its 9.5 s deadline.
     maxRequestsInFlightPerClient: read.int('MAX_REQUESTS_IN_FLIGHT_PER_CLIENT', 24, { min: 0 }),
+    // A page of the docs loads a handful of files, a browser showing cards a few, a load balancer
+    // probes /healthz once a second; one address asking /healthz at 5,500 a second took most of a
+    // core (bench/results/fairness.md), at 50 it takes about 1% of one.
+    clientRequestsPerSecond: read.int('CLIENT_REQUESTS_PER_SECOND', 50, { min: 0 }),
+    clientRequestBurst: read.int('CLIENT_REQUEST_BURST', 100, { min: 1 }),
     rateLimitOutage: read.oneOf('RATE_LIMIT_OUTAGE', 'share', OUTAGE_POLICIES),
     redisUrl: read.redisUrlOrNull('REDIS_URL'),
     redisClusterNodes: read.hostPortsOrNull('REDIS_CLUSTER_NODES'),
