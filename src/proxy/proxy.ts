@@ -27,7 +27,7 @@ import { detectFormat } from './image-format.js';
 /** Images up to this size (by Content-Length) are read whole before the headers leave: one chunk's worth. */
 const READ_WHOLE_MAX_BYTES = 64 * 1024;
 
-/** The usual body chunk (undici's and a Node stream's 64 KB): one turn of the byte scheduler sends one. */
+/** The usual body chunk (undici's and a Node stream's 64 KB): the byte scheduler's bucket holds at least one. */
 const CHUNK_BYTES = 64 * 1024;
 
 export interface ProxyDeps {
@@ -56,7 +56,6 @@ export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
     new ByteScheduler({
       bytesPerSecond: deps.config.proxyEgressBytesPerSecond,
       burstBytes: Math.max(CHUNK_BYTES, deps.config.proxyEgressBytesPerSecond / 20),
-      quantumBytes: CHUNK_BYTES,
       clock: deps.clock,
     }),
   );

@@ -10,7 +10,7 @@ import { ImageFlights, type Joined, type OpenedImage } from '../../src/proxy/ima
 
 const CHUNK = 64 * 1024;
 /** The flights' own behaviour, without an egress budget (byte-scheduler.test.ts tests that). */
-const UNBOUNDED = { bytesPerSecond: 0, burstBytes: 0, quantumBytes: CHUNK };
+const UNBOUNDED = { bytesPerSecond: 0, burstBytes: 0 };
 
 /** The byte chunk k of an image is made of (the same for every fetch of it unless `changed`). */
 const fill = (k: number) => k % 251;
