@@ -164,8 +164,8 @@ export function loadConfig(env: Env = {}): Config {
     proxyIdleTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS
     // MAX_IMAGE_BYTES (8 MiB) at about 70 KB/s, a slow mobile link's pace.
     proxyBodyTimeoutMs: read.int('PROXY_BODY_TIMEOUT_MS', 120_000, { min: 1 }),
-    // Measured on two cores (bench/results/fairness.md, 4 MB images): past it, moving the bytes
-    // slowed a bystander's metadata answers by more than 50 ms.
+    // The ceiling: the budget in use is measured as it goes, and cut while the event loop runs
+    // late (proxy/byte-scheduler.ts). 16 addresses pulling 4 MB images took 100 MB/s unbounded.
     proxyEgressBytesPerSecond: read.int('PROXY_EGRESS_BYTES_PER_SECOND', 48 * 1024 * 1024, { min: 0 }),
     userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
     // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
