@@ -64,7 +64,6 @@ export interface AttackPorts {
   drip: number;
   assets: number;
   heavy: number;
-  images: number;
 }
 
 /** A new random name in attacker k's zone of `attack`: a registrable domain never asked before. */
@@ -89,7 +88,7 @@ export function runAttack(
   ports: AttackPorts,
   endAt: number,
 ): { sent: () => number; done: Promise<StatusCounts> } {
-  if (isByteAttack(attack)) return runByteAttack(attack, count, origin, ports, endAt, PACE_MS);
+  if (isByteAttack(attack)) return runByteAttack(attack, count, origin, endAt, PACE_MS);
   const statuses: StatusCounts = {};
   const pending: Promise<void>[] = [];
   const burst = BURST[attack];

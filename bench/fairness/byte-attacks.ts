@@ -1,7 +1,9 @@
 // Attacks that spend the service's bytes and event loop rather than its fetches and scans:
 //
 //   images              each address pulls 4 MB images through the image proxy at the rate limit
-//                       (a new URL each time, so no two share an upstream fetch)
+//                       (a new URL each time, so no two share an upstream fetch), from an image
+//                       host this process serves itself (the world's process, which serves the
+//                       bystander's sites, would otherwise spend its time on the attack's bytes)
 //   keepalive-openapi   one address, `size` keep-alive connections, each asking /openapi.yaml
 //   keepalive-healthz   ... /healthz, again as soon as the last answer has ended
 //
@@ -9,9 +11,10 @@
 // outside the rate limit, so nothing but the per-client caps slows them.
 
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { JPEG } from '../../test/proxy/images.js';
-import { attackers, type AttackPorts, type StatusCounts } from './attacks.js';
+import { attackers, type StatusCounts } from './attacks.js';
 import type { From } from './client.js';
 import { attackZone, type AttackClass } from './names.js';
 
@@ -26,11 +29,18 @@ const KEEPALIVE_PATH: Record<Exclude<ByteAttack, 'images'>, string> = { 'keepali
 /** The image every address pulls: a real JPEG's header, then filler to 4 MB (the proxy streams what the first bytes allowed). */
 export const BIG_JPEG = Buffer.concat([JPEG.subarray(0, JPEG.length - 2), Buffer.alloc(4 * 1024 * 1024 - JPEG.length, 0x55), Buffer.from([0xff, 0xd9])]);
 
-/** The world's image server: BIG_JPEG at any path. */
-export const serveBigJpeg: http.RequestListener = (_req, res) => {
-  res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': BIG_JPEG.length });
-  res.end(BIG_JPEG);
-};
+/** Where the world's nameserver sends every `*.images-aK` name (world-server.ts). */
+export const IMAGE_HOST_ADDRESS = '127.0.62.4';
+
+/** The attackers' image host: BIG_JPEG at any path, on IMAGE_HOST_ADDRESS; its port. */
+async function serveBigJpeg(): Promise<{ port: number; close(): void }> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': BIG_JPEG.length });
+    res.end(BIG_JPEG);
+  });
+  await new Promise<void>((resolve) => server.listen(0, IMAGE_HOST_ADDRESS, resolve));
+  return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+}
 
 const IMAGE_TIMEOUT_MS = 30_000;
 
@@ -39,7 +49,6 @@ export function runByteAttack(
   attack: ByteAttack,
   size: number,
   origin: string,
-  ports: AttackPorts,
   endAt: number,
   paceMs: number,
 ): { sent: () => number; done: Promise<StatusCounts> } {
@@ -52,16 +61,21 @@ export function runByteAttack(
   const pending: Promise<void>[] = [];
   let loops: Promise<void>[];
   if (attack === 'images') {
+    const host = serveBigJpeg();
     loops = attackers(size).map(async (attacker) => {
+      const { port } = await host;
       await sleep(Math.random() * paceMs);
       while (performance.now() < endAt) {
         const started = performance.now();
-        const image = `http://img.${attackZone('images', attacker.k)}:${ports.images}/${randomBytes(6).toString('hex')}.jpg`;
+        const image = `http://img.${attackZone('images', attacker.k)}:${port}/${randomBytes(6).toString('hex')}.jpg`;
         sent++;
         pending.push(drainingGet(`${origin}/v1/cors-proxy?url=${encodeURIComponent(image)}`, attacker.from(), undefined, IMAGE_TIMEOUT_MS).then(count));
         await sleep(Math.max(0, started + paceMs - performance.now()));
       }
     });
+    void Promise.all(loops)
+      .then(() => Promise.all(pending))
+      .then(async () => (await host).close());
   } else {
     const agent = new http.Agent({ keepAlive: true, maxSockets: size, localAddress: KEEPALIVE_ADDRESS } as http.AgentOptions);
     const url = `${origin}${KEEPALIVE_PATH[attack]}`;

@@ -17,11 +17,11 @@ import { startHost, type WorldHost } from '../../test/world/hosts.js';
 import { imageFor } from '../../test/world/images.js';
 import { createTestCa } from '../../test/world/tls.js';
 import { ATTACK_CLASSES, MAX_ATTACKERS, SITES, attackZone, cdnName, hangZone, siteName } from './names.js';
-import { serveBigJpeg } from './byte-attacks.js';
+import { IMAGE_HOST_ADDRESS } from './byte-attacks.js';
 import { articleHtml, drip, hangingAssetsHtml, heavy } from './pages.js';
 
 const TTL = 300;
-const ATTACKER_ADDRESS = { drip: '127.0.62.1', assets: '127.0.62.2', heavy: '127.0.62.3', images: '127.0.62.4' } as const;
+const ATTACKER_ADDRESS = { drip: '127.0.62.1', assets: '127.0.62.2', heavy: '127.0.62.3', images: IMAGE_HOST_ADDRESS } as const;
 
 let ready: () => void;
 const isReady = new Promise<void>((resolve) => (ready = resolve));
@@ -78,7 +78,6 @@ const attackers = {
     res.end(hangingAssetsHtml(token!, hangZone(Number(/-a(\d+)$/.exec(zone ?? '')?.[1] ?? 0))));
   }),
   heavy: await listen(ATTACKER_ADDRESS.heavy, (_req, res) => heavy(res)),
-  images: await listen(ATTACKER_ADDRESS.images, serveBigJpeg),
 };
 for (let k = 0; k < MAX_ATTACKERS; k++) {
   for (const attack of ATTACK_CLASSES) {
