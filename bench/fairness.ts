@@ -2,6 +2,7 @@
 // each within the rate limit, send the worst traffic of one class, against the same bystander with
 // no attack in the same run; and what /healthz says. About 10 minutes with every class and size.
 //
+//   ordinary fresh ordinary pages on random domains: the control, no attack at all
 //   drip     pages on random domains that drip one byte every 500 ms
 //   nodns    names whose nameserver never answers, 3 per address per burst
 //   assets   fast pages whose og:image, icon and oEmbed hosts never answer in DNS
@@ -16,9 +17,13 @@
 // (attacker-fleet.ts), so that on this 2-core machine the service competes for the CPU with
 // itself, and the bystander (this process) is not starved by the load generator.
 //
-// Options: --only drip,nodns,assets,heavy   --sizes 8,32,128   --out FILE (bench/results/fairness.md)
+// With the control, the instance's capacity alone comes first: ordinary fresh pages, 64 at a time
+// from ever new clients, for 10 s; the control's goodput is held to 80% of it (or of what was sent).
+//
+// Options: --only ordinary,drip,nodns,assets,heavy   --sizes 8,32,128   --out FILE (bench/results/fairness.md)
 //          --linkpeek DIR (another checkout with a compiled dist/, for before/after; default this one,
-//          compiled first)   --baseline-seconds 8   --attack-seconds 15
+//          compiled first)   --baseline-seconds 8   --attack-seconds 15   --bystander-ms 2000 (the
+//          bystander's pace: one request every this many ms)
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -31,7 +36,7 @@ import { OTHER_MACHINES_NICENESS } from './fairness/attacker-fleet.js';
 import { ATTACK_CLASSES, MAX_ATTACKERS, type AttackClass } from './fairness/names.js';
 import { HEAVY_HEAD } from './fairness/pages.js';
 import { details, markdownTable, rows, TABLE_HEAD } from './fairness/report.js';
-import { measureAttack, type AttackRun, type FairnessWorld } from './fairness/scenario.js';
+import { measureAttack, measureCapacity, type AttackRun, type FairnessWorld } from './fairness/scenario.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -41,6 +46,7 @@ const { values: args } = parseArgs({
     linkpeek: { type: 'string' },
     'baseline-seconds': { type: 'string', default: '8' },
     'attack-seconds': { type: 'string', default: '15' },
+    'bystander-ms': { type: 'string', default: '2000' },
   },
 });
 const classes = args.only!.split(',').map((c) => c.trim()) as AttackClass[];
@@ -50,7 +56,11 @@ if (unknown.length > 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n >
   console.error(`--only takes ${ATTACK_CLASSES.join(',')}; --sizes takes whole numbers from 1 to ${MAX_ATTACKERS}`);
   process.exit(2);
 }
-const timing = { baselineMs: Number(args['baseline-seconds']) * 1000, attackMs: Number(args['attack-seconds']) * 1000 };
+const timing = {
+  baselineMs: Number(args['baseline-seconds']) * 1000,
+  attackMs: Number(args['attack-seconds']) * 1000,
+  bystanderMs: Number(args['bystander-ms']),
+};
 const checkout = path.resolve(args.linkpeek ?? REPO_ROOT);
 if (args.linkpeek === undefined) {
   console.log('compiling this checkout (tsc -p tsconfig.server.json)…');
@@ -69,14 +79,21 @@ const loadAtStart = os.loadavg();
 const worldServer = await startServer('fairness world', path.join('bench', 'fairness', 'world-server.ts'));
 os.setPriority(worldServer.pid, OTHER_MACHINES_NICENESS);
 const runs: AttackRun[] = [];
+const CAPACITY_CONCURRENCY = 64;
+const CAPACITY_SECONDS = 10;
+let capacity: Awaited<ReturnType<typeof measureCapacity>> | null = null;
 try {
   const world = (await (await fetch(`${worldServer.origin}/plan`)).json()) as FairnessWorld;
   console.log(`world: ${world.sites.length} sites, nameserver ${world.dns}; LinkPeek from ${checkout} (${revision})`);
+  if (classes.includes('ordinary')) {
+    capacity = await measureCapacity(checkout, world, CAPACITY_CONCURRENCY, CAPACITY_SECONDS);
+    console.log(`capacity alone: ${capacity.perSecond.toFixed(0)} answers of 200 a second (${JSON.stringify(capacity.outcome.statuses)})`);
+  }
   for (const attack of classes) {
     for (const size of sizes) {
       const run = await measureAttack(checkout, world, attack, size, timing);
       runs.push(run);
-      const [row] = rows([...runs.filter((r) => r.attack === attack && r !== run), run]).slice(-1);
+      const [row] = rows([...runs.filter((r) => r.attack === attack && r !== run), run], capacity?.perSecond ?? null).slice(-1);
       console.log(row!.cells.map((cell, i) => `${TABLE_HEAD[i]}: ${cell}`).join(' · '));
     }
   }
@@ -93,13 +110,18 @@ const report = [
     `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'cpu'}), Node ${process.version}; load average ${load(loadAtStart)} at the start, ${load(os.loadavg())} at the end (the machine is shared).`,
   `LinkPeek: ${path.relative(REPO_ROOT, checkout) || 'this checkout'} (${revision}), compiled, its own process, default settings but DNS_SERVERS, UPSTREAM_CA_FILE, ALLOW_PRIVATE_NETWORKS and TRUST_PROXY. ` +
     `The bystander and the /healthz poll: the benchmark's process; the attackers and the world's sites (other machines in real life): processes of their own at niceness ${OTHER_MACHINES_NICENESS}.`,
-  `Each row: a fresh service; the bystander alone for ${timing.baselineMs / 1000} s, then under attack for ${timing.attackMs / 1000} s; one request every ${(10_000 / 18).toFixed(0)} ms, two uncached for one cached. ` +
+  `Each row: a fresh service; the bystander alone for ${timing.baselineMs / 1000} s, then under attack for ${timing.attackMs / 1000} s; one request every ${timing.bystanderMs} ms, two uncached for one cached. ` +
+    'Each attacker address asks one page every 556 ms (18 in 10 s, within the rate limit of 20). ' +
     'Baseline in brackets: the baseline windows of the same class in this run, pooled. A request not answered 200 ranks above every answer ("failed" when a percentile lands on one). Targets: uncached p50 ≤ baseline + 50 ms, p90 ≤ baseline + 250 ms, cached p50 ≤ baseline + 5 ms, no 503 or 422, ' +
-    '/healthz `degraded` during the attack and `ok` within 30 s of its end.',
+    "/healthz `degraded` during the attack (the control: at 128 addresses) and `ok` within 30 s of its end; for the classes whose pages are fast (ordinary, heavy heads), 95% of the attackers' requests answered (a 503 or 429 included) within 2 s of all they sent, and none past 10 s; " +
+    `the control's goodput (answers of 200 a second, attackers' and bystander's) at least 80% of the capacity alone or of what was sent, whichever is less.` +
+    (capacity
+      ? ` Capacity alone: ${capacity.perSecond.toFixed(0)} answers of 200 a second (${CAPACITY_CONCURRENCY} at a time from ever new clients, ${CAPACITY_SECONDS} s; ${JSON.stringify(capacity.outcome.statuses)}).`
+      : ''),
   `Heavy heads: ${(HEAVY_HEAD.length / 1024).toFixed(1)} KB of gzip, a 2 MB head of \`<title>x</title>\` (in the scanner alone, on this machine, a 2 MB head of it took ` +
     'about 330 ms, of `<i>` or `<b>` 200 ms, `<base>` 185 ms, `<meta>`, `<link>`, `<script>` or `<div>` 110–140 ms, comments or long attribute lists under 15 ms).',
   '',
-  ...markdownTable(rows(runs)),
+  ...markdownTable(rows(runs, capacity?.perSecond ?? null)),
   '',
   ...details(runs),
 ].join('\n');

@@ -368,7 +368,7 @@ export const ProxyErrorSchema = {
 
 export const HealthSchema = {
     type: 'object',
-    description: 'What /healthz says of this instance. `status` is `degraded` while any rule listed in `degraded_by` holds: clients are being slowed (`event_loop`, `fetch_slots`, `fetch_wait`, `lookups`, `scans`, `dns`, `redis`), or the instance is defending itself against costly traffic (`fetch_shares`: at least 16 fetches held to their client\'s share). Every window behind it is at most 20 s long.',
+    description: 'What /healthz says of this instance. `status` is `degraded` while any rule listed in `degraded_by` holds: the instance is past its capacity and refuses pages (`shedding`), clients are being slowed (`event_loop`, `fetch_slots`, `fetch_wait`, `lookups`, `scans`, `dns`, `redis`), or the instance is defending itself against costly traffic (`fetch_shares`: at least 16 fetches held to their client\'s share). Every window behind it is at most 20 s long.',
     required: [
         'status',
         'degraded_by',
@@ -393,6 +393,7 @@ export const HealthSchema = {
             items: {
                 type: 'string',
                 enum: [
+                    'shedding',
                     'redis',
                     'event_loop',
                     'fetch_slots',
@@ -492,6 +493,47 @@ export const HealthSchema = {
                 },
                 threads: {
                     $ref: '#/components/schemas/SlotHealth'
+                }
+            }
+        },
+        shedding: {
+            type: 'object',
+            description: 'Pages refused past capacity (503 `Overloaded`), the heaviest clients first. The instance is past its capacity while a queue stands: a wait that a client\'s share allowed for a fetch, lookup or scan slot stayed above SHED_TARGET_MS all along an interval of 500 ms, or the event loop stayed a fifth of it late (`standing` names which). Then a `fraction` of the clients that use anything, the heaviest first, is refused; it doubles with each such interval and shrinks with each clear one. A client with nothing in flight and no recent cost is never refused. `shedding` holds in `degraded_by` while `refusing`, or while any refusal falls in the last 10 s. Absent when SHED_TARGET_MS is 0.',
+            required: [
+                'refusing',
+                'fraction',
+                'refused_per_s',
+                'admitted_per_s',
+                'standing'
+            ],
+            properties: {
+                refusing: {
+                    type: 'boolean'
+                },
+                fraction: {
+                    type: 'number',
+                    description: 'The share of the clients using anything that is refused now, heaviest first.'
+                },
+                refused_per_s: {
+                    type: 'number',
+                    description: 'Pages refused per second over the last 10 s.'
+                },
+                admitted_per_s: {
+                    type: 'number',
+                    description: 'Uncached pages admitted per second over the last 10 s.'
+                },
+                standing: {
+                    type: 'array',
+                    description: 'The delays that stood over the last interval.',
+                    items: {
+                        type: 'string',
+                        enum: [
+                            'event_loop',
+                            'fetches',
+                            'lookups',
+                            'scans'
+                        ]
+                    }
                 }
             }
         }

@@ -221,14 +221,14 @@ export type ProxyError = {
 };
 
 /**
- * What /healthz says of this instance. `status` is `degraded` while any rule listed in `degraded_by` holds: clients are being slowed (`event_loop`, `fetch_slots`, `fetch_wait`, `lookups`, `scans`, `dns`, `redis`), or the instance is defending itself against costly traffic (`fetch_shares`: at least 16 fetches held to their client's share). Every window behind it is at most 20 s long.
+ * What /healthz says of this instance. `status` is `degraded` while any rule listed in `degraded_by` holds: the instance is past its capacity and refuses pages (`shedding`), clients are being slowed (`event_loop`, `fetch_slots`, `fetch_wait`, `lookups`, `scans`, `dns`, `redis`), or the instance is defending itself against costly traffic (`fetch_shares`: at least 16 fetches held to their client's share). Every window behind it is at most 20 s long.
  */
 export type Health = {
     status: 'ok' | 'degraded' | 'stopping';
     /**
      * The rules that hold now; empty when `status` would be `ok`.
      */
-    degraded_by: Array<'redis' | 'event_loop' | 'fetch_slots' | 'fetch_wait' | 'fetch_shares' | 'lookups' | 'dns' | 'scans'>;
+    degraded_by: Array<'shedding' | 'redis' | 'event_loop' | 'fetch_slots' | 'fetch_wait' | 'fetch_shares' | 'lookups' | 'dns' | 'scans'>;
     /**
      * `down`: configured but unreachable; rate limits and the cache are per instance until it is back.
      */
@@ -268,6 +268,28 @@ export type Health = {
         max_ms: number;
         markup_limit: number;
         threads?: SlotHealth;
+    };
+    /**
+     * Pages refused past capacity (503 `Overloaded`), the heaviest clients first. The instance is past its capacity while a queue stands: a wait that a client's share allowed for a fetch, lookup or scan slot stayed above SHED_TARGET_MS all along an interval of 500 ms, or the event loop stayed a fifth of it late (`standing` names which). Then a `fraction` of the clients that use anything, the heaviest first, is refused; it doubles with each such interval and shrinks with each clear one. A client with nothing in flight and no recent cost is never refused. `shedding` holds in `degraded_by` while `refusing`, or while any refusal falls in the last 10 s. Absent when SHED_TARGET_MS is 0.
+     */
+    shedding?: {
+        refusing: boolean;
+        /**
+         * The share of the clients using anything that is refused now, heaviest first.
+         */
+        fraction: number;
+        /**
+         * Pages refused per second over the last 10 s.
+         */
+        refused_per_s: number;
+        /**
+         * Uncached pages admitted per second over the last 10 s.
+         */
+        admitted_per_s: number;
+        /**
+         * The delays that stood over the last interval.
+         */
+        standing: Array<'event_loop' | 'fetches' | 'lookups' | 'scans'>;
     };
 };
 
@@ -360,7 +382,7 @@ export type GetMetadataErrors = {
      */
     500: ApiError;
     /**
-     * This instance has too many upstream fetches in flight and queued; retry after `Retry-After` seconds.
+     * This instance is past its capacity (its queues stand: it refuses pages, the heaviest clients first, see `/healthz` `shedding`), or has too many upstream fetches in flight and queued; retry after `Retry-After` seconds (longer for a client using more).
      */
     503: ApiError;
 };
@@ -410,7 +432,7 @@ export type ProxyImageErrors = {
      */
     502: ProxyError;
     /**
-     * This instance has too many upstream fetches in flight and queued; retry after `Retry-After` seconds.
+     * This instance is past its capacity (its queues stand: it refuses pages, the heaviest clients first, see `/healthz` `shedding`), or has too many upstream fetches in flight and queued; retry after `Retry-After` seconds (longer for a client using more).
      */
     503: ProxyError;
     /**

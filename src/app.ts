@@ -58,6 +58,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     ...deps,
     logger,
     store: extractions,
+    shedLoad: true,
     hooks: {
       onDnsQuery: (outcome, seconds) => metrics.dnsQueryDuration.observe({ outcome }, seconds),
       onDnsCache: (result) => metrics.dnsCache.inc({ result }),
@@ -80,6 +81,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     lookupSlots: fetcher.lookups.scheduler,
     scans: () => engine.scanTimes.recent(),
     scanSlots: engine.scanner.queue,
+    shedding: engine.shedder ? () => engine.shedder!.stats() : null,
     redisUp: () => shared.redisUp(),
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });

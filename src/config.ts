@@ -95,6 +95,12 @@ export interface Config {
    * the calling thread (the library's and the CLI's default).
    */
   scanWorkers: number;
+  /**
+   * Past capacity, pages are refused (503, the heaviest clients first) while a queue stands: while
+   * a fair client's wait for a fetch, lookup or scan slot stays above this all along an interval,
+   * or the event loop stays a fifth of it late (fairness/load-shedder.ts); 0: never refused.
+   */
+  shedTargetMs: number;
   /** One deadline over the fetch, the scan and the enrichment of one extraction. */
   requestDeadlineMs: number;
   /** Probe image and favicon bytes (off for benchmarks against peers that do not). */
@@ -196,6 +202,8 @@ export function loadConfig(env: Env = {}): Config {
     enrichBudgetMs: read.int('ENRICH_BUDGET_MS', 1_500, { min: 0 }),
     // One worker a core: the event loop answers and waits on the network, the workers compute.
     scanWorkers: read.int('SCAN_WORKERS', availableParallelism(), { min: 0, max: 64 }),
+    // 50 ms: within the bystander's +50 ms at the median. Measured in bench:fairness (bench/results/fairness.md).
+    shedTargetMs: read.int('SHED_TARGET_MS', 50, { min: 0, max: 10_000 }),
     requestDeadlineMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS and ENRICH_BUDGET_MS
     probeImages: read.bool('PROBE_IMAGES', true),
     safetyAdultList: read.stringOrNull('SAFETY_ADULT_LIST'),

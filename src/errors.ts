@@ -101,9 +101,11 @@ export class Overloaded extends LinkPeekError {
   readonly code = 'OVERLOADED';
   constructor(
     readonly reason = 'every fetch slot taken and the queue full',
+    /** How long the client should wait (Retry-After): the heaviest clients are told to wait longest. */
+    readonly retryAfterSeconds = 1,
     options?: { cause?: unknown },
   ) {
-    super('The service is busy; retry in a second.', options);
+    super(`The service is busy; retry in ${retryAfterSeconds === 1 ? 'a second' : `${retryAfterSeconds} seconds`}.`, options);
   }
 }
 
@@ -192,7 +194,7 @@ export function toHttpError(err: unknown, surface: ErrorSurface): HttpError {
       if (surface === 'proxy') return proxyFailure(504, 'The image took too long to fetch.', (err as FetchFailed).failure);
       return unprocessable((err as FetchFailed).failure);
     case 'OVERLOADED':
-      return shaped(503, err.message, surface, { ...noStore, 'Retry-After': '1' });
+      return shaped(503, err.message, surface, { ...noStore, 'Retry-After': String((err as Overloaded).retryAfterSeconds) });
     case 'FETCH_LOOP':
       return surface === 'proxy' ? shaped(400, err.message, surface, noStore) : unprocessable(failures.fetchLoop());
     case 'METHOD_NOT_ALLOWED':

@@ -3,6 +3,7 @@
 // operator reads why at once. Two kinds of rule:
 //   - clients are being slowed: the event loop runs late, fetches, lookups or scans that their
 //     shares allowed wait for a slot, every slot is taken, nameservers do not answer, Redis is down;
+//   - the instance is past its capacity and refuses pages, the heaviest clients' first (shedding);
 //   - the instance is defending itself: many fetches are held to their client's share. The fair
 //     shares keep bystanders fast then, but someone is sending the costliest traffic it can, and
 //     that is worth a look (and a load balancer may prefer another instance while it lasts).
@@ -12,6 +13,8 @@
 import type { WaitStats } from './fairness/wait-window.js';
 
 export interface HealthReadings {
+  /** Pages are being refused past capacity, or were within the last 10 s. */
+  shedding: boolean;
   redisDown: boolean;
   eventLoopP99Ms: number;
   fetches: { saturated: boolean; capped: number; wait: WaitStats };
@@ -20,7 +23,7 @@ export interface HealthReadings {
   scans: { saturated: boolean; wait: WaitStats } | null;
 }
 
-export type DegradedBy = 'redis' | 'event_loop' | 'fetch_slots' | 'fetch_wait' | 'fetch_shares' | 'lookups' | 'dns' | 'scans';
+export type DegradedBy = 'shedding' | 'redis' | 'event_loop' | 'fetch_slots' | 'fetch_wait' | 'fetch_shares' | 'lookups' | 'dns' | 'scans';
 
 /** An event loop this late at the 99th percentile delays every answer, cached ones too. */
 export const LAGGING_P99_MS = 200;
@@ -33,6 +36,7 @@ export const HELD_BACK_FETCHES = 16;
 const slowWaits = (wait: WaitStats) => wait.count >= WAIT_MIN_GRANTS && wait.p90 > SLOW_WAIT_P90_MS;
 
 const RULES: ReadonlyArray<[DegradedBy, (r: HealthReadings) => boolean]> = [
+  ['shedding', (r) => r.shedding],
   ['redis', (r) => r.redisDown],
   ['event_loop', (r) => r.eventLoopP99Ms > LAGGING_P99_MS],
   ['fetch_slots', (r) => r.fetches.saturated],

@@ -6,6 +6,7 @@
 
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Health } from '../generated/types.gen.js';
+import type { ShedStats } from './fairness/load-shedder.js';
 import type { WaitStats } from './fairness/wait-window.js';
 import { degradedBy } from './health-rules.js';
 
@@ -21,6 +22,8 @@ export interface HealthSources {
   scans: (() => { count: number; p50: number; p90: number; max: number; markupLimit: number }) | null;
   /** The queue for scan threads (scan/scan-pool.ts); null when pages are scanned inline. */
   scanSlots: Slots | null;
+  /** Pages refused past capacity (fairness/load-shedder.ts); null when none ever are. */
+  shedding: (() => ShedStats) | null;
 }
 
 /** What /healthz reads of a fair scheduler's slots (fetch/fairness/fair-queue.ts). */
@@ -75,7 +78,9 @@ export class HealthMonitor {
     const scans = this.sources.scans?.() ?? null;
     const scanSlots = this.sources.scanSlots;
     const scanWait = scanSlots?.recentWait();
+    const shed = this.sources.shedding?.() ?? null;
     const reasons = degradedBy({
+      shedding: shed !== null && (shed.shedding || shed.refusedPerSecond > 0),
       redisDown: redis === 'down',
       eventLoopP99Ms: delay.p99,
       fetches: { saturated: fetches.saturated, capped: fetches.capped, wait: fetchWait },
@@ -101,6 +106,15 @@ export class HealthMonitor {
           max_ms: scans.max,
           markup_limit: scans.markupLimit,
           ...(scanSlots && scanWait && { threads: slotReport(scanSlots, scanWait) }),
+        },
+      }),
+      ...(shed && {
+        shedding: {
+          refusing: shed.shedding,
+          fraction: shed.fraction,
+          refused_per_s: shed.refusedPerSecond,
+          admitted_per_s: shed.admittedPerSecond,
+          standing: shed.standing,
         },
       }),
     };

@@ -7,6 +7,7 @@ import { degradedBy, HELD_BACK_FETCHES, LAGGING_P99_MS, SLOW_WAIT_P90_MS, type H
 
 const calm = { p50: 0, p90: 0, max: 0, count: 0 };
 const healthy: HealthReadings = {
+  shedding: false,
   redisDown: false,
   eventLoopP99Ms: 12,
   fetches: { saturated: false, capped: 0, wait: calm },
@@ -23,6 +24,7 @@ test('a healthy instance is degraded by nothing', () => {
 
 test('each rule holds past its line, and only its own', () => {
   const cases: Array<[string, Partial<HealthReadings>, Partial<HealthReadings>]> = [
+    ['shedding', { shedding: true }, {}],
     ['redis', { redisDown: true }, {}],
     ['event_loop', { eventLoopP99Ms: LAGGING_P99_MS + 1 }, { eventLoopP99Ms: LAGGING_P99_MS }],
     ['fetch_slots', { fetches: { ...healthy.fetches, saturated: true } }, {}],
@@ -47,6 +49,7 @@ test('slow waits count only over enough grants: two slow grants are not a trend'
 
 test('every rule that holds is named, in the order of the table', () => {
   const everything: HealthReadings = {
+    shedding: true,
     redisDown: true,
     eventLoopP99Ms: 900,
     fetches: { saturated: true, capped: 500, wait: slow(900) },
@@ -54,7 +57,7 @@ test('every rule that holds is named, in the order of the table', () => {
     dnsDegraded: true,
     scans: { saturated: true, wait: slow(900) },
   };
-  assert.equal(degradedBy(everything), ['redis', 'event_loop', 'fetch_slots', 'fetch_wait', 'fetch_shares', 'lookups', 'dns', 'scans']);
+  assert.equal(degradedBy(everything), ['shedding', 'redis', 'event_loop', 'fetch_slots', 'fetch_wait', 'fetch_shares', 'lookups', 'dns', 'scans']);
 });
 
 test.run();

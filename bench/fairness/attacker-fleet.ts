@@ -4,7 +4,7 @@ import { fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../lib/corpus.js';
-import type { StatusCounts } from './attacks.js';
+import type { AttackOutcome } from './attacks.js';
 import type { AttackOrder, AttackReport } from './attacker-process.js';
 
 /**
@@ -16,7 +16,7 @@ export const OTHER_MACHINES_NICENESS = 10;
 
 export interface AttackFleet {
   /** Starts the attack now; `sent` resolves when its window is over, `done` once every request ended. */
-  start(order: AttackOrder): { sent: Promise<number>; done: Promise<StatusCounts> };
+  start(order: AttackOrder): { sent: Promise<number>; done: Promise<AttackOutcome> };
   kill(): void;
 }
 
@@ -35,9 +35,9 @@ export async function startFleet(): Promise<AttackFleet> {
   return {
     start(order) {
       const sent = new Promise<number>((resolve) => child.on('message', (m: AttackReport) => m.kind === 'sent' && resolve(m.sent)));
-      const done = new Promise<StatusCounts>((resolve) => {
-        child.on('message', (m: AttackReport) => m.kind === 'done' && resolve(m.statuses));
-        child.once('exit', () => resolve({ 'attackers process gone': 1 }));
+      const done = new Promise<AttackOutcome>((resolve) => {
+        child.on('message', (m: AttackReport) => m.kind === 'done' && resolve(m.outcome));
+        child.once('exit', () => resolve({ statuses: { 'attackers process gone': 1 }, answeredMs: [] }));
       });
       child.send(order);
       return { sent, done };

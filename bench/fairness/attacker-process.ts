@@ -3,7 +3,7 @@
 // from the bystander (the benchmark's own process). Told what to run over IPC; says 'started',
 // then how many requests it sent once the attack window is over, then the answers' statuses.
 
-import { runAttack, type AttackPorts } from './attacks.js';
+import { runAttack, runCapacity, type AttackOutcome, type AttackPorts } from './attacks.js';
 import type { AttackClass } from './names.js';
 
 export interface AttackOrder {
@@ -12,12 +12,20 @@ export interface AttackOrder {
   origin: string;
   ports: AttackPorts;
   durationMs: number;
+  /** Instead of the attack: ordinary pages, this many at a time from ever new clients (the capacity alone). */
+  closedLoop?: number;
 }
 
-export type AttackReport = { kind: 'sent'; sent: number } | { kind: 'done'; statuses: Record<string, number> };
+export type AttackReport = { kind: 'sent'; sent: number } | { kind: 'done'; outcome: AttackOutcome };
 
 process.once('message', (order: AttackOrder) => {
   const endAt = performance.now() + order.durationMs;
+  if (order.closedLoop !== undefined) {
+    void runCapacity(order.closedLoop, order.origin, order.ports, endAt).then((outcome) =>
+      process.send!({ kind: 'done', outcome } satisfies AttackReport, () => process.exit(0)),
+    );
+    return;
+  }
   const run = runAttack(order.attack, order.size, order.origin, order.ports, endAt);
   let sentReported = false;
   const reportSent = () => {
@@ -27,9 +35,9 @@ process.once('message', (order: AttackOrder) => {
   };
   setTimeout(reportSent, order.durationMs);
   // An attack whose requests all end at once (the keep-alive ones) may be done before that timer.
-  void run.done.then((statuses) => {
+  void run.done.then((outcome) => {
     reportSent();
-    process.send!({ kind: 'done', statuses } satisfies AttackReport, () => process.exit(0));
+    process.send!({ kind: 'done', outcome } satisfies AttackReport, () => process.exit(0));
   });
 });
 process.send!('ready');

@@ -16,14 +16,15 @@ const RATE_LIMIT_WINDOW_MS = 10_000;
 export const PACE_MS = Math.ceil(RATE_LIMIT_WINDOW_MS / (RATE_LIMIT_MAX - 2));
 
 /** URLs asked at once, then a pause of PACE_MS per URL: "3 names per address per burst" for DNS. */
-const BURST: Record<PageAttack, number> = { drip: 1, nodns: 3, assets: 1, heavy: 1 };
+const BURST: Record<PageAttack, number> = { ordinary: 1, drip: 1, nodns: 3, assets: 1, heavy: 1 };
 
-type PageAttack = 'drip' | 'nodns' | 'assets' | 'heavy';
+type PageAttack = 'ordinary' | 'drip' | 'nodns' | 'assets' | 'heavy';
 
 /** An attacker's requests end at the latest this long after they were sent. */
 const ATTACKER_TIMEOUT_MS = 30_000;
 
 export const CLASS_LABEL: Record<AttackClass, string> = {
+  ordinary: 'ordinary fresh pages (no attack)',
   drip: 'dripping pages',
   nodns: 'DNS never answers',
   assets: 'hanging image/icon/oEmbed hosts',
@@ -41,7 +42,8 @@ export interface Attacker {
 
 /**
  * Attacker k: even k on a real IPv4 source address (127.2.x.y); odd k an IPv6 client of its own /64
- * (2001:db8:a:k::/64, a new interface id per request). Traffic may only go to 127.0.0.0/8 or ::1,
+ * in a /48 of its own (2001:db8:a<k>:1::/64, a new interface id per request: one subscriber, whose
+ * site's /48 budget it does not share with the other attackers). Traffic may only go to 127.0.0.0/8 or ::1,
  * and adding thousands of IPv6 addresses to an interface would be a change to the machine; so
  * those come through one loopback "load balancer" address (127.5.0.1) that names them in
  * X-Forwarded-For, which the service reads with TRUST_PROXY set, and counts per /64 as it would
@@ -55,12 +57,16 @@ export function attackers(count: number): Attacker[] {
     }
     return {
       k,
-      from: () => ({ address: '127.5.0.1', forwardedFor: `2001:db8:a:${k.toString(16)}:${randomBytes(8).toString('hex').match(/.{4}/g)!.join(':')}` }),
+      from: () => ({
+        address: '127.5.0.1',
+        forwardedFor: `2001:db8:${(0xa000 + k).toString(16)}:1:${randomBytes(8).toString('hex').match(/.{4}/g)!.join(':')}`,
+      }),
     };
   });
 }
 
 export interface AttackPorts {
+  ordinary: number;
   drip: number;
   assets: number;
   heavy: number;
@@ -76,6 +82,13 @@ function randomPage(attack: PageAttack, k: number, ports: AttackPorts): string {
 /** Status → count of the attackers' answers. */
 export type StatusCounts = Record<string, number>;
 
+/** What the attackers got: statuses, and how long each request that got any answer took. */
+export interface AttackOutcome {
+  statuses: StatusCounts;
+  /** Milliseconds of each request answered (any status: a 503 or 429 at once counts as an answer). */
+  answeredMs: number[];
+}
+
 /**
  * Runs every attacker from now until `endAt` (performance.now()), each at PACE_MS per request,
  * starting at a random point of its first pause so they do not all ask in step. Resolves with the
@@ -87,9 +100,10 @@ export function runAttack(
   origin: string,
   ports: AttackPorts,
   endAt: number,
-): { sent: () => number; done: Promise<StatusCounts> } {
+): { sent: () => number; done: Promise<AttackOutcome> } {
   if (isByteAttack(attack)) return runByteAttack(attack, count, origin, endAt, PACE_MS);
   const statuses: StatusCounts = {};
+  const answeredMs: number[] = [];
   const pending: Promise<void>[] = [];
   const burst = BURST[attack];
   const everyMs = burst * PACE_MS;
@@ -103,6 +117,7 @@ export function runAttack(
           get(metadataUrl(origin, randomPage(attack, attacker.k, ports)), attacker.from(), ATTACKER_TIMEOUT_MS).then((res) => {
             const key = String(res.status || 'no answer');
             statuses[key] = (statuses[key] ?? 0) + 1;
+            if (res.status > 0) answeredMs.push(res.ms);
           }),
         );
       }
@@ -113,9 +128,33 @@ export function runAttack(
     sent: () => pending.length,
     done: Promise.all(loops).then(async () => {
       await Promise.all(pending);
-      return statuses;
+      return { statuses, answeredMs };
     }),
   };
+}
+
+/**
+ * The instance's capacity alone: `concurrency` requests at a time, each for a fresh ordinary page
+ * from a new IPv6 /48 (named in X-Forwarded-For, so no client's rate limit or share binds), from
+ * now until `endAt`. Resolves with the outcome once the last has ended.
+ */
+export async function runCapacity(concurrency: number, origin: string, ports: AttackPorts, endAt: number): Promise<AttackOutcome> {
+  const statuses: StatusCounts = {};
+  const answeredMs: number[] = [];
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < endAt) {
+        const k = n++;
+        const from = { address: '127.5.0.1', forwardedFor: `2001:db8:${(k % 0x8000).toString(16)}:c::1` };
+        const res = await get(metadataUrl(origin, randomPage('ordinary', k % 128, ports)), from, ATTACKER_TIMEOUT_MS);
+        const key = String(res.status || 'no answer');
+        statuses[key] = (statuses[key] ?? 0) + 1;
+        if (res.status > 0) answeredMs.push(res.ms);
+      }
+    }),
+  );
+  return { statuses, answeredMs };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

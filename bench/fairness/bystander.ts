@@ -3,7 +3,6 @@
 // it was answered before (cached), two uncached for one cached.
 
 import { get, metadataUrl } from './client.js';
-import { PACE_MS } from './attacks.js';
 
 export interface Sample {
   kind: 'uncached' | 'cached';
@@ -35,12 +34,12 @@ export async function warmUp(origin: string, sites: Site[], run: string): Promis
 }
 
 /**
- * Sends one request every PACE_MS from now until `endAt`; resolves with every sample once the last
+ * Sends one request every `everyMs` from now until `endAt`; resolves with every sample once the last
  * has ended (each ends within TIMEOUT_MS).
  */
-export async function runBystander(origin: string, sites: Site[], cachedPool: string[], run: string, endAt: number): Promise<Sample[]> {
+export async function runBystander(origin: string, sites: Site[], cachedPool: string[], run: string, endAt: number, everyMs: number): Promise<Sample[]> {
   const pending: Promise<Sample>[] = [];
-  const maxRequests = Math.ceil((endAt - performance.now()) / PACE_MS) + 1;
+  const maxRequests = Math.ceil((endAt - performance.now()) / everyMs) + 1;
   for (let n = 0; n < maxRequests && performance.now() < endAt; n++) {
     const sentAt = performance.now();
     let kind = PATTERN[n % PATTERN.length]!;
@@ -52,7 +51,7 @@ export async function runBystander(origin: string, sites: Site[], cachedPool: st
         return { kind, sentAt, status: res.status, ms: res.ms };
       }),
     );
-    await new Promise((r) => setTimeout(r, Math.max(0, sentAt + PACE_MS - performance.now())));
+    await new Promise((r) => setTimeout(r, Math.max(0, sentAt + everyMs - performance.now())));
   }
   return Promise.all(pending);
 }

@@ -14,7 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { JPEG } from '../../test/proxy/images.js';
-import { attackers, type StatusCounts } from './attacks.js';
+import { attackers, type AttackOutcome, type StatusCounts } from './attacks.js';
 import type { From } from './client.js';
 import { attackZone, type AttackClass } from './names.js';
 
@@ -30,7 +30,7 @@ const KEEPALIVE_PATH: Record<Exclude<ByteAttack, 'images'>, string> = { 'keepali
 export const BIG_JPEG = Buffer.concat([JPEG.subarray(0, JPEG.length - 2), Buffer.alloc(4 * 1024 * 1024 - JPEG.length, 0x55), Buffer.from([0xff, 0xd9])]);
 
 /** Where the world's nameserver sends every `*.images-aK` name (world-server.ts). */
-export const IMAGE_HOST_ADDRESS = '127.0.62.4';
+export const IMAGE_HOST_ADDRESS = '127.0.62.5';
 
 /** The attackers' image host: BIG_JPEG at any path, on IMAGE_HOST_ADDRESS; its port. */
 async function serveBigJpeg(): Promise<{ port: number; close(): void }> {
@@ -51,11 +51,13 @@ export function runByteAttack(
   origin: string,
   endAt: number,
   paceMs: number,
-): { sent: () => number; done: Promise<StatusCounts> } {
+): { sent: () => number; done: Promise<AttackOutcome> } {
   const statuses: StatusCounts = {};
-  const count = (status: number) => {
+  const answeredMs: number[] = [];
+  const count = ({ status, ms }: { status: number; ms: number }) => {
     const key = String(status || 'no answer');
     statuses[key] = (statuses[key] ?? 0) + 1;
+    if (status > 0) answeredMs.push(ms);
   };
   let sent = 0;
   const pending: Promise<void>[] = [];
@@ -82,10 +84,10 @@ export function runByteAttack(
     loops = Array.from({ length: size }, async () => {
       while (performance.now() < endAt) {
         sent++;
-        const status = await drainingGet(url, { address: KEEPALIVE_ADDRESS }, agent, 10_000);
-        count(status);
+        const answer = await drainingGet(url, { address: KEEPALIVE_ADDRESS }, agent, 10_000);
+        count(answer);
         // A refused connection (the per-client cap) is tried again after a moment, not in a busy loop.
-        if (status === 0) await sleep(50);
+        if (answer.status === 0) await sleep(50);
       }
     });
     void Promise.all(loops).then(() => agent.destroy());
@@ -94,13 +96,14 @@ export function runByteAttack(
     sent: () => sent,
     done: Promise.all(loops).then(async () => {
       await Promise.all(pending);
-      return statuses;
+      return { statuses, answeredMs };
     }),
   };
 }
 
-/** GET whose body is read and dropped; the status, or 0 when no whole answer came within `timeoutMs`. */
-function drainingGet(url: string, from: From, agent: http.Agent | undefined, timeoutMs: number): Promise<number> {
+/** GET whose body is read and dropped; the status (0 when no whole answer came within `timeoutMs`) and its ms. */
+function drainingGet(url: string, from: From, agent: http.Agent | undefined, timeoutMs: number): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
   return new Promise((resolve) => {
     const headers = { 'accept-encoding': 'gzip, br', ...(from.forwardedFor ? { 'x-forwarded-for': from.forwardedFor } : {}) };
     const req = http.get(url, { localAddress: from.address, agent: agent ?? false, headers }, (res) => {
@@ -111,7 +114,7 @@ function drainingGet(url: string, from: From, agent: http.Agent | undefined, tim
     const deadline = setTimeout(() => req.destroy(), timeoutMs);
     const finish = (status: number) => {
       clearTimeout(deadline);
-      resolve(status);
+      resolve({ status, ms: performance.now() - started });
     };
     req.on('error', () => finish(0));
   });

@@ -24,6 +24,12 @@ export interface HealthSample {
   loopMax: number;
   inFlight: number;
   queued: number;
+  /** The share of clients refused past capacity (0 when none, or no shedding report). */
+  shedFraction: number;
+  /** Pages refused per second over the last 10 s. */
+  refusedPerSecond: number;
+  /** The delays that stood in the last interval. */
+  standing: string[];
 }
 
 const HEALTH_EVERY_MS = 250;
@@ -58,6 +64,7 @@ function readHealth(res: Timed): HealthSample {
       status: string;
       event_loop_delay_ms: { p99: number; max: number };
       upstream_fetches: { in_flight: number; queued: number };
+      shedding?: { fraction: number; refused_per_s: number; standing: string[] };
     };
     return {
       at,
@@ -66,9 +73,12 @@ function readHealth(res: Timed): HealthSample {
       loopMax: report.event_loop_delay_ms.max,
       inFlight: report.upstream_fetches.in_flight,
       queued: report.upstream_fetches.queued,
+      shedFraction: report.shedding?.fraction ?? 0,
+      refusedPerSecond: report.shedding?.refused_per_s ?? 0,
+      standing: report.shedding?.standing ?? [],
     };
   } catch {
-    return { at, status: 'no answer', loopP99: NaN, loopMax: NaN, inFlight: NaN, queued: NaN };
+    return { at, status: 'no answer', loopP99: NaN, loopMax: NaN, inFlight: NaN, queued: NaN, shedFraction: 0, refusedPerSecond: 0, standing: [] };
   }
 }
 

@@ -4,7 +4,7 @@
 // (attacker-fleet.ts), as the world's sites are (fairness.ts): they stand for other machines.
 
 import { cpuMsOf, memoryOf } from '../lib/proc.js';
-import type { AttackPorts, StatusCounts } from './attacks.js';
+import type { AttackOutcome, AttackPorts } from './attacks.js';
 import { startFleet } from './attacker-fleet.js';
 import { runBystander, warmUp, type Sample, type Site } from './bystander.js';
 import { pollHealth, type HealthSample } from './client.js';
@@ -21,6 +21,8 @@ export interface FairnessWorld {
 export interface Timing {
   baselineMs: number;
   attackMs: number;
+  /** The bystander's pace: one request every this many ms. */
+  bystanderMs: number;
 }
 
 /** The target: `ok` again within this long after the attack's end; the wait stops there. */
@@ -36,7 +38,7 @@ export interface AttackRun {
   /** ms after the attack's end of the first `ok`, or null when none came within RECOVERY_MS. */
   okAfterMs: number | null;
   attackerSent: number;
-  attackerStatuses: StatusCounts;
+  attacker: AttackOutcome;
   /** The service's CPU time per second of wall time, alone and under attack. */
   cpuPerSecond: { baseline: number; attack: number };
   /** The service's peak resident memory, MB, at the end of the wait for `ok`. */
@@ -47,7 +49,7 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
   const service = await startService(checkout, world);
   const fleet = await startFleet();
   const run = `${attack}-${size}-${Date.now().toString(36)}`;
-  let attackerDone: Promise<StatusCounts> = Promise.resolve({});
+  let attackerDone: Promise<AttackOutcome> = Promise.resolve({ statuses: {}, answeredMs: [] });
   let result: AttackRun;
   try {
     const pool = await warmUp(service.origin, world.sites, run);
@@ -56,7 +58,7 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
     const attackEnd = attackStart + timing.attackMs;
     const health = pollHealth(service.origin, timing.baselineMs + timing.attackMs + RECOVERY_MS + 30_000);
     const cpu = [cpuMsOf(service.pid)];
-    const bystander = runBystander(service.origin, world.sites, pool, run, attackEnd);
+    const bystander = runBystander(service.origin, world.sites, pool, run, attackEnd, timing.bystanderMs);
     await sleepUntil(attackStart);
     cpu.push(cpuMsOf(service.pid));
     const attackers = fleet.start({ attack, size, origin: service.origin, ports: world.attackPorts, durationMs: attackEnd - performance.now() });
@@ -77,7 +79,7 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
       health: health.samples,
       okAfterMs,
       attackerSent,
-      attackerStatuses: {},
+      attacker: { statuses: {}, answeredMs: [] },
       cpuPerSecond: { baseline: (cpu[1]! - cpu[0]!) / timing.baselineMs, attack: (cpu[2]! - cpu[1]!) / timing.attackMs },
       peakRssMb: peakMb,
     };
@@ -88,9 +90,41 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
     await service.stop();
   }
   // Stopping the service ended the attackers' requests still in flight (counted as 'no answer').
-  result.attackerStatuses = await attackerDone;
+  result.attacker = await attackerDone;
   fleet.kill();
   return result;
+}
+
+/**
+ * The instance's capacity alone, in answers of 200 per second: a fresh service, ordinary fresh
+ * pages `concurrency` at a time from ever new clients for `seconds` (after 2 s of warming).
+ */
+export async function measureCapacity(
+  checkout: string,
+  world: FairnessWorld,
+  concurrency: number,
+  seconds: number,
+): Promise<{ perSecond: number; outcome: AttackOutcome }> {
+  const service = await startService(checkout, world);
+  const fleet = await startFleet();
+  try {
+    await fleet.start({ attack: 'ordinary', size: 0, origin: service.origin, ports: world.attackPorts, durationMs: 2000, closedLoop: concurrency }).done;
+    fleet.kill();
+    const measured = await startFleet();
+    const outcome = await measured.start({
+      attack: 'ordinary',
+      size: 0,
+      origin: service.origin,
+      ports: world.attackPorts,
+      durationMs: seconds * 1000,
+      closedLoop: concurrency,
+    }).done;
+    measured.kill();
+    return { perSecond: (outcome.statuses['200'] ?? 0) / seconds, outcome };
+  } finally {
+    fleet.kill();
+    await service.stop();
+  }
 }
 
 /** Waits (at most RECOVERY_MS after `endAt`) for the first `ok` answered after `endAt`; ms after `endAt`, or null. */

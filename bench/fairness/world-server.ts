@@ -3,11 +3,11 @@
 // (free of bench/world's 127.0.1.x–3.x) on ports the system picks, so it needs no root.
 //
 //   node --import tsx bench/fairness/world-server.ts   → "LISTENING <port>" on stderr
-//   GET /plan → { dns, caFile, sites: [{ origin, cdnOrigin }], attackPorts: { drip, assets, heavy } }
+//   GET /plan → { dns, caFile, sites: [{ origin, cdnOrigin }], attackPorts: { ordinary, drip, assets, heavy } }
 //
 // Ordinary sites: h2 over TLS, 20–60 ms away, names answered after one round trip (names.ts).
 // Attackers: plain HTTP at no distance (an attacker makes its own pages as fast as it can), any
-// Host; their zones are wildcards: `*.drip-aK`, `*.assets-aK` and `*.heavy-aK` lead to the server
+// Host; their zones are wildcards: `*.ordinary-aK`, `*.drip-aK`, `*.assets-aK` and `*.heavy-aK` lead to the server
 // of that kind, `*.nodns-aK` and `*.hang-aK` never answer.
 
 import http from 'node:http';
@@ -21,7 +21,7 @@ import { IMAGE_HOST_ADDRESS } from './byte-attacks.js';
 import { articleHtml, drip, hangingAssetsHtml, heavy } from './pages.js';
 
 const TTL = 300;
-const ATTACKER_ADDRESS = { drip: '127.0.62.1', assets: '127.0.62.2', heavy: '127.0.62.3', images: IMAGE_HOST_ADDRESS } as const;
+const ATTACKER_ADDRESS = { drip: '127.0.62.1', assets: '127.0.62.2', heavy: '127.0.62.3', ordinary: '127.0.62.4', images: IMAGE_HOST_ADDRESS } as const;
 
 let ready: () => void;
 const isReady = new Promise<void>((resolve) => (ready = resolve));
@@ -70,6 +70,13 @@ for (let i = 0; i < SITES; i++) {
 }
 
 const attackers = {
+  // The control: ordinary articles (their image and icon on an ordinary site's CDN), fast.
+  ordinary: await listen(ATTACKER_ADDRESS.ordinary, (req, res) => {
+    const host = (req.headers.host ?? 'x.ordinary-a0').split(':')[0]!;
+    const body = Buffer.from(articleHtml(host, sites[host.length % sites.length]!.cdnOrigin, new URL(req.url ?? '/', 'http://x').pathname));
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  }),
   drip: await listen(ATTACKER_ADDRESS.drip, (_req, res) => drip(res)),
   assets: await listen(ATTACKER_ADDRESS.assets, (req, res) => {
     // The Host is <token>.assets-aK[:port]: its hanging names go under attacker K's own hang zone.

@@ -17,6 +17,7 @@ import { embedLookup, type EmbedLookupDeps } from '../oembed/embed-lookup.js';
 import { imageEnricher } from '../metadata/enrich-images.js';
 import { safetyEnricher } from '../metadata/enrich-safety.js';
 import type { Enricher } from '../metadata/enrichment.js';
+import { LoadShedder } from '../fairness/load-shedder.js';
 import { inlineScanner, type PageScanner, ScanPool } from '../scan/scan-pool.js';
 import { RecentScanTimes } from '../scan/scan-times.js';
 import { createMetadataPipeline } from './pipeline.js';
@@ -54,6 +55,8 @@ export interface EngineDeps {
   /** Replaces the known oEmbed providers (tests register providers on loopback). */
   oembedProviders?: EmbedLookupDeps['providers'];
   hooks?: EngineHooks;
+  /** Refuse pages past capacity (SHED_TARGET_MS): the service's, never the library's. */
+  shedLoad?: boolean;
 }
 
 export interface Engine {
@@ -68,6 +71,8 @@ export interface Engine {
   scanTimes: RecentScanTimes;
   /** Where pages are scanned: SCAN_WORKERS threads, or inline (0). */
   scanner: PageScanner;
+  /** Refuses pages past capacity; null when every page is admitted. */
+  shedder: LoadShedder | null;
   /** Releases what the engine opened: fetches in flight end within their deadline first, or at once with `cut`. */
   close(options?: CloseOptions): Promise<void>;
 }
@@ -95,6 +100,15 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
   const safety = createSafetyCheck(config, { logger, fetch: apiFetch.fetch, onProviderFailure: hooks.onSafetyFailure });
   const embeds = embedLookup({ safeFetch, providers: deps.oembedProviders });
   const enrichers = deps.enrichers ?? [safetyEnricher(safety), imageEnricher({ safeFetch, config }), embeds.enricher];
+  const shedder =
+    deps.shedLoad && config.shedTargetMs > 0
+      ? new LoadShedder({
+          ledger: fetcher.limiter.costs,
+          queues: { fetches: fetcher.limiter, lookups: fetcher.lookups.scheduler, scans: scanner.queue },
+          targetMs: config.shedTargetMs,
+        })
+      : null;
+  shedder?.watchEventLoop();
   const pipeline = createMetadataPipeline({
     config,
     safeFetch,
@@ -103,6 +117,7 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
     embedStandsIn: embeds.standsIn,
     onEnricherError: (err) => logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'enrichment failed'),
     scanTimes,
+    admit: shedder ? (client) => shedder.admit(client) : undefined,
   });
   // The pipeline behind the cache: extractions kept for their lifetime, one fetch per page at a time.
   const store = deps.store ?? new MemoryExtractionStore({ maxEntries: config.cacheMaxEntries, maxBytes: config.cacheMaxBytes, now: deps.now });
@@ -117,7 +132,9 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
     metadata,
     scanTimes,
     scanner,
+    shedder,
     async close(options) {
+      shedder?.close();
       await metadata.close();
       await scanner.close();
       safety.close();

@@ -30,7 +30,8 @@ type ServiceSetting =
   | 'headersTimeoutMs'
   | 'requestTimeoutMs'
   | 'keepAliveTimeoutMs'
-  | 'gcHeapGrowthPercent';
+  | 'gcHeapGrowthPercent'
+  | 'shedTargetMs';
 
 const SERVICE_SETTINGS: ReadonlySet<string> = new Set<ServiceSetting>([
   'port',
@@ -57,6 +58,7 @@ const SERVICE_SETTINGS: ReadonlySet<string> = new Set<ServiceSetting>([
   'requestTimeoutMs',
   'keepAliveTimeoutMs',
   'gcHeapGrowthPercent',
+  'shedTargetMs',
 ]);
 
 /**

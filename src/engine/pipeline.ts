@@ -40,6 +40,11 @@ export interface MetadataPipelineDeps {
   embedStandsIn?: (target: URL, failure: FetchFailure) => boolean;
   /** Keeps each scan's time for /healthz. */
   scanTimes?: RecentScanTimes;
+  /**
+   * Admits a page for a client (its key) before any work is done for it, and returns what ends
+   * it; throws Overloaded past capacity (fairness/load-shedder.ts). None: every page is admitted.
+   */
+  admit?: (client: string | null) => () => void;
 }
 
 /** One extraction's context: what it is for, on whose behalf, and until when. */
@@ -60,6 +65,7 @@ const MAX_SCANS = 3;
 export function createMetadataPipeline(deps: MetadataPipelineDeps): MetadataPipeline {
   const { config } = deps;
   return async function extract(target, client, timing) {
+    const admitted = deps.admit?.(chargedClient(client));
     const extraction: Extraction = { target, client, deadline: new RequestDeadline(config.requestDeadlineMs), timing };
     try {
       const { page, failed } = await readOrStandIn(extraction, deps);
@@ -74,6 +80,7 @@ export function createMetadataPipeline(deps: MetadataPipelineDeps): MetadataPipe
       return { og, twitter };
     } finally {
       extraction.deadline.clear();
+      admitted?.();
     }
   };
 }

@@ -87,6 +87,11 @@ export class ClientLedger {
     return kept;
   }
 
+  /** The clients with a recent cost (some may have decayed to nothing since). */
+  clients(): IterableIterator<string> {
+    return this.costs.keys();
+  }
+
   get size(): number {
     return this.costs.size;
   }

@@ -54,6 +54,8 @@ export class FairQueue {
   private grants = 0;
   private readonly queues = new ClientQueues();
   private lastSaturatedAt = -Infinity;
+  /** The least wait of a grant within its client's share since takeLeastWait last asked. */
+  private leastWait = Infinity;
   private readonly now: () => number;
   private readonly waits: WaitWindow;
   readonly costs: ClientLedger;
@@ -107,6 +109,25 @@ export class FairQueue {
    */
   recentWait(): WaitStats {
     return this.waits.stats();
+  }
+
+  /**
+   * The least wait (ms) of the grants within their client's share since the last call, for the
+   * load shedder's standing-queue test (fairness/load-shedder.ts); with no such grant, how long the
+   * oldest waiter its share allows has waited so far; null when nobody such waited or was granted.
+   */
+  takeLeastWait(): number | null {
+    let least = this.leastWait;
+    this.leastWait = Infinity;
+    if (least === Infinity && this.queues.waitingCount > 0) {
+      // Nothing was granted: the queue stood for as long as its oldest such waiter has waited.
+      let oldest = Infinity;
+      for (const client of this.queues.clients.values()) {
+        for (const w of client.waiting) if (w.withinShare && w.askedAt < oldest) oldest = w.askedAt;
+      }
+      if (oldest !== Infinity) least = this.now() - oldest;
+    }
+    return least === Infinity ? null : least;
   }
 
   /** Charges `cpuMs` of CPU (and `pages` pages it ended) to the client with key `client`: its share shrinks while the cost is recent. */
@@ -195,7 +216,11 @@ export class FairQueue {
     this.active++;
     this.queues.hold(client, host, 1);
     client.servedAt = this.grants++;
-    if (waiter === null || waiter.withinShare) this.waits.record(waiter === null ? 0 : this.now() - waiter.askedAt);
+    if (waiter === null || waiter.withinShare) {
+      const waited = waiter === null ? 0 : this.now() - waiter.askedAt;
+      this.waits.record(waited);
+      if (waited < this.leastWait) this.leastWait = waited;
+    }
     let released = false;
     const release = () => {
       if (released) return; // idempotent: body end, close() and the deadline may all release

@@ -23,7 +23,7 @@ const RESOLVER_OVERLOADED = 'EDNSOVERLOAD';
 /** `hostname`: the host being fetched, named in the message when its name does not resolve. */
 export function toFetchError(err: unknown, stage: FetchStage, deadline: FetchDeadline, hostname: string): LinkPeekError {
   if (deadline.timedOut && !deadline.holdsSlot) {
-    return new Overloaded(`deadline of ${deadline.deadlineMs} ms passed while waiting for a fetch slot`, { cause: err });
+    return new Overloaded(`deadline of ${deadline.deadlineMs} ms passed while waiting for a fetch slot`, 1, { cause: err });
   }
   // The deadline wins over whatever error the abort caused downstream (premature close, reset).
   // A fetch that waited for its slot had less than the whole deadline for the page: its timeout
@@ -34,7 +34,7 @@ export function toFetchError(err: unknown, stage: FetchStage, deadline: FetchDea
     return new FetchTimeout(`deadline of ${deadline.deadlineMs} ms passed during ${stage}`, { cause: err, deadlineMs: deadline.deadlineMs, pageFailure });
   }
   if (err instanceof LinkPeekError) return err;
-  if (hasCode(err, RESOLVER_OVERLOADED)) return new Overloaded('the resolver has too many lookups in flight', { cause: err });
+  if (hasCode(err, RESOLVER_OVERLOADED)) return new Overloaded('the resolver has too many lookups in flight', 1, { cause: err });
   // Our nameservers failed, not the page: never remembered as the page's failure.
   if (hasCode(err, RESOLVER_UNAVAILABLE)) {
     return new FetchFailed(`${stage}: no nameserver answered`, { cause: err, failure: failures.resolverUnavailable(), pageFailure: false });

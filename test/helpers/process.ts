@@ -36,7 +36,7 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
     cwd: root,
     // No drain unless a test asks for one: no load balancer watches these processes' /healthz.
     // No per-client caps: the tests speak from 127.0.0.1 for many clients; /metrics on the one
-    // port the tests know (as service.ts TEST_ENV).
+    // port the tests know, and no refusals past capacity on a loaded test machine (as service.ts TEST_ENV).
     env: {
       ...process.env,
       HOST: '127.0.0.1',
@@ -49,6 +49,7 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
       MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
       CLIENT_REQUESTS_PER_SECOND: '0',
       METRICS_PUBLIC: 'true',
+      SHED_TARGET_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

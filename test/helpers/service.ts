@@ -23,6 +23,8 @@ import { LOCAL_DNS_SERVERS } from './local-dns.js';
 // METRICS_PUBLIC: the tests read /metrics on the one port they started. The per-client caps on
 // connections and requests in flight are off: tests send from 127.0.0.1 at once far more than
 // one client would (their own tests turn them on, test/api/client-concurrency.test.ts).
+// SHED_TARGET_MS 0: a loaded test machine (CI runs two files at once) must not make the one test
+// client look like the heaviest of an overloaded instance; test/api/overload.test.ts turns it on.
 export const TEST_ENV: Record<string, string> = {
   LOG_LEVEL: 'silent',
   SCAN_WORKERS: '0',
@@ -32,6 +34,7 @@ export const TEST_ENV: Record<string, string> = {
   MAX_CONNECTIONS_PER_CLIENT: '0',
   MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
   CLIENT_REQUESTS_PER_SECOND: '0',
+  SHED_TARGET_MS: '0',
 };
 
 export interface CheckedResponse {

@@ -1,0 +1,254 @@
+// Admission past capacity: the instance takes on only the pages it can finish soon, and refuses
+// the rest at once (503 Overloaded with Retry-After), heaviest clients first.
+//
+// When is the instance past its capacity? When a queue stands, as CoDel (RFC 8289, Linux's
+// fq_codel) tells it: not when a burst made a few requests wait, but when over a whole interval
+// even the least delayed waited longer than the target. Three delays are watched, each its own
+// CoDel detector, and any one standing means overload:
+//   - how late the event loop runs (a timer's lateness): the thread that answers is saturated;
+//   - how long fetch, lookup and scan grants waited that their client's share allowed (a client
+//     waiting on its own excess is its share working, not the instance's congestion);
+// An interval with one grant at once, or one timer on time, has no standing queue.
+//
+// Whom to refuse? While queues stand, a growing fraction of the load, taken from the heaviest
+// clients first (weight: requests in flight, plus recent scan CPU and recent pages in the shared
+// ledger, as the fair queue weighs them): at each interval's end the clients are ranked by weight,
+// and those whose weights add up to that fraction of the total are refused, the last of them only
+// for its part, at random (so a client alone is refused that fraction of its pages, not all of
+// them). The fraction grows with each standing interval (doubling, or at once to the share by
+// which the worst delay is past its target) and shrinks with each clear one, as a drop probability
+// does in PIE (RFC 8033). A client with nothing in flight and no recent cost weighs
+// nothing and is never refused, nor a client first seen since the ranking: a light bystander is
+// admitted first. Work already admitted is never cut: fair by refusing at the door, never by
+// truncation.
+
+import { Overloaded } from '../errors.js';
+import { EventCount } from './event-count.js';
+import { COST_HALF_LIFE_MS, type ClientLedger } from './client-ledger.js';
+
+/** A delay source that CoDel watches. */
+export type DelaySource = 'event_loop' | 'fetches' | 'lookups' | 'scans';
+
+/** A fair queue, as the shedder reads it (fairness/fair-queue.ts). */
+export interface WaitSource {
+  takeLeastWait(): number | null;
+}
+
+export interface LoadShedderOptions {
+  ledger: ClientLedger;
+  /** The queues whose waits are watched, read at each interval's end. */
+  queues: Partial<Record<Exclude<DelaySource, 'event_loop'>, WaitSource | null>>;
+  /**
+   * A queue stands when its least wait over an interval exceeds this (ms); the event loop, when
+   * its timer ran later than a fifth of it all interval long. 0 turns shedding off.
+   */
+  targetMs: number;
+  /** The interval over which the least delay is taken (ms). */
+  intervalMs?: number;
+  /** The clock (ms); tests drive it. */
+  now?: () => number;
+  /** Uniform in [0, 1): whether a page of a client refused in part is (Math.random; tests fix it). */
+  random?: () => number;
+}
+
+/** CoDel's interval: about a worst round trip of the work queued; a page takes a few hundred ms. */
+export const SHED_INTERVAL_MS = 500;
+/** The fraction of the load refused after the first standing interval; it doubles after each further one. */
+const FIRST_FRACTION = 1 / 16;
+/**
+ * The share of the load refused at most: the lightest 5% of it is always admitted, so that clients
+ * using little (a bystander asking a page now and then) are never refused for the heaviest ones.
+ */
+const MAX_FRACTION = 0.95;
+/** After a clear interval the fraction is kept at this share; below MIN_FRACTION it is 0. */
+const CLEAR_DECAY = 0.7;
+const MIN_FRACTION = 1 / 64;
+/** Recent pages that weigh as much as one request in flight. */
+const PAGES_PER_SLOT = 10;
+/** Refusals and admissions are counted over this window (s) for /healthz. */
+const RATE_WINDOW_S = 10;
+/** Retry-After, in seconds, at most. */
+const MAX_RETRY_AFTER_S = 10;
+/** How often the event loop's lateness is sampled. */
+const LOOP_TICK_MS = 20;
+/** The event loop stands at a fifth of the queues' target: every request waits on it, cached ones too. */
+const LOOP_TARGET_SHARE = 1 / 5;
+
+export interface ShedStats {
+  /** True while a fraction of the load is refused. */
+  shedding: boolean;
+  /** The share of the load (the clients' weight) refused now, heaviest clients first. */
+  fraction: number;
+  /** Requests refused per second over the last 10 s. */
+  refusedPerSecond: number;
+  /** Requests admitted per second over the last 10 s. */
+  admittedPerSecond: number;
+  /** Which delays stood in the last interval. */
+  standing: DelaySource[];
+}
+
+/** One delay source's CoDel state over the current interval. */
+interface Detector {
+  least: number;
+  samples: number;
+}
+
+export class LoadShedder {
+  private readonly now: () => number;
+  private readonly intervalMs: number;
+  private readonly inFlight = new Map<string, number>();
+  private readonly detectors = new Map<DelaySource, Detector>();
+  private intervalEnd: number;
+  private fraction = 0;
+  /** The clients refused until the next interval's end, each with the chance that one of its pages is. */
+  private refusing = new Map<string, number>();
+  /** The least weight among them: Retry-After counts from it. */
+  private line = Infinity;
+  private standing: DelaySource[] = [];
+  private readonly refused: EventCount;
+  private readonly admitted: EventCount;
+  private loopTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly opts: LoadShedderOptions) {
+    this.now = opts.now ?? (() => performance.now());
+    this.intervalMs = opts.intervalMs ?? SHED_INTERVAL_MS;
+    this.intervalEnd = this.now() + this.intervalMs;
+    this.refused = new EventCount(RATE_WINDOW_S, this.now);
+    this.admitted = new EventCount(RATE_WINDOW_S, this.now);
+  }
+
+  /** Samples how late the event loop runs, every LOOP_TICK_MS, until close(). */
+  watchEventLoop(): void {
+    if (this.loopTimer !== null || this.opts.targetMs <= 0) return;
+    let expected = performance.now() + LOOP_TICK_MS;
+    this.loopTimer = setInterval(() => {
+      const now = performance.now();
+      this.observe('event_loop', Math.max(0, now - expected));
+      expected = now + LOOP_TICK_MS;
+    }, LOOP_TICK_MS);
+    this.loopTimer.unref();
+  }
+
+  close(): void {
+    if (this.loopTimer !== null) clearInterval(this.loopTimer);
+    this.loopTimer = null;
+  }
+
+  /** One delay of `source`, in ms: a grant's wait, or how late a timer ran. */
+  observe(source: DelaySource, delayMs: number): void {
+    this.tick();
+    this.record(source, delayMs);
+  }
+
+  private record(source: DelaySource, delayMs: number): void {
+    const d = this.detectors.get(source);
+    if (d === undefined) this.detectors.set(source, { least: delayMs, samples: 1 });
+    else {
+      d.least = Math.min(d.least, delayMs);
+      d.samples++;
+    }
+  }
+
+  /**
+   * Admits one page for `client` (its key; null: the service's own work, always admitted)
+   * and returns what ends it, or throws Overloaded when the instance is shedding and the client is
+   * among the heaviest.
+   */
+  admit(client: string | null): () => void {
+    this.tick();
+    const chance = client === null ? undefined : this.refusing.get(client);
+    if (chance !== undefined && (chance >= 1 || (this.opts.random ?? Math.random)() < chance)) {
+      this.refused.add();
+      throw new Overloaded('the instance is past its capacity and refuses the clients using most first', this.retryAfter(this.weightOf(client!)));
+    }
+    this.admitted.add();
+    if (client === null) return () => {};
+    this.inFlight.set(client, (this.inFlight.get(client) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = this.inFlight.get(client)! - 1;
+      if (left === 0) this.inFlight.delete(client);
+      else this.inFlight.set(client, left);
+    };
+  }
+
+  stats(): ShedStats {
+    this.tick();
+    const perSecond = (count: EventCount) => Math.round(count.perSecond() * 10) / 10;
+    return {
+      shedding: this.fraction > 0,
+      fraction: Math.round(this.fraction * 1000) / 1000,
+      refusedPerSecond: perSecond(this.refused),
+      admittedPerSecond: perSecond(this.admitted),
+      standing: [...this.standing],
+    };
+  }
+
+  /** What `client` uses now, in slots: requests in flight, recent scan CPU, recent pages. */
+  private weightOf(client: string): number {
+    const { ledger } = this.opts;
+    return (this.inFlight.get(client) ?? 0) + ledger.slots(client) + ledger.pagesEnded(client) / PAGES_PER_SLOT;
+  }
+
+  /** Seconds until a weight this far above the line has decayed to it, within 1 to MAX_RETRY_AFTER_S. */
+  private retryAfter(weight: number): number {
+    const seconds = (COST_HALF_LIFE_MS / 1000) * Math.log2(weight / this.line);
+    return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(seconds)));
+  }
+
+  /** Ends the intervals that have passed: each standing one widens the refused fraction, each clear one narrows it. */
+  private tick(): void {
+    const now = this.now();
+    const { targetMs, queues } = this.opts;
+    if (now < this.intervalEnd || targetMs <= 0) return;
+    for (const [source, queue] of Object.entries(queues) as Array<[DelaySource, WaitSource | null]>) {
+      const least = queue?.takeLeastWait() ?? null;
+      if (least !== null) this.record(source, least);
+    }
+    const targetOf = (source: DelaySource) => (source === 'event_loop' ? targetMs * LOOP_TARGET_SHARE : targetMs);
+    this.standing = [];
+    // How far past its target the worst standing delay is: waits of 4× the target mean that about
+    // 3/4 of the load is more than the instance finishes in time (as a gradient limiter scales its
+    // limit by target/measured), so that share is refused at once rather than reached by doubling.
+    let excess = 0;
+    for (const [source, d] of this.detectors) {
+      if (d.samples === 0 || d.least <= targetOf(source)) continue;
+      this.standing.push(source);
+      excess = Math.max(excess, 1 - targetOf(source) / d.least);
+    }
+    this.detectors.clear();
+    // Intervals with no sample at all (an idle instance) are clear ones.
+    const clearIntervals = Math.floor((now - this.intervalEnd) / this.intervalMs);
+    this.intervalEnd += (clearIntervals + 1) * this.intervalMs;
+    if (this.standing.length > 0) this.fraction = Math.min(MAX_FRACTION, Math.max(FIRST_FRACTION, this.fraction * 2, excess));
+    else this.fraction *= CLEAR_DECAY;
+    this.fraction *= CLEAR_DECAY ** clearIntervals;
+    if (this.fraction < MIN_FRACTION) this.fraction = 0;
+    this.rank();
+  }
+
+  /** Chooses the clients to refuse: the heaviest, until their weights add up to `fraction` of all. */
+  private rank(): void {
+    this.refusing = new Map();
+    this.line = Infinity;
+    if (this.fraction === 0) return;
+    const weighed: Array<[string, number]> = [];
+    let total = 0;
+    for (const client of new Set([...this.inFlight.keys(), ...this.opts.ledger.clients()])) {
+      const w = this.weightOf(client);
+      if (w <= 0) continue;
+      weighed.push([client, w]);
+      total += w;
+    }
+    weighed.sort((a, b) => b[1] - a[1]);
+    let left = this.fraction * total;
+    for (const [client, w] of weighed) {
+      if (left <= 0) break;
+      this.refusing.set(client, Math.min(1, left / w));
+      this.line = w;
+      left -= w;
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startService } from '../helpers/service.js';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { until } from '../helpers/until.js';
+
+// Past capacity, end to end: one fetch slot and a page that takes 150 ms make a queue that stands
+// once a client asks for more than that; the instance then refuses that client's new pages at once
+// (503 Overloaded with Retry-After), answers a client with nothing in flight, never cuts a page it
+// admitted, and /healthz says `degraded` by `shedding` with the rate. When and whom it refuses,
+// step by step on a controlled clock, is test/fairness/load-shedder.test.ts.
+
+const PAGE_MS = 150;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const overload = suite<{ up: Upstream }>('past capacity');
+overload.before.each(async (ctx) => {
+  ctx.up = await startUpstream({
+    routes: {
+      // Real time on purpose: what makes the queue stand is pages that take time to come.
+      '/slow': async (_req, res) => {
+        await sleep(PAGE_MS);
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<title>Slow</title>');
+      },
+    },
+  });
+});
+overload.after.each(async ({ up }) => {
+  await up.close();
+});
+
+const ENV = {
+  SHED_TARGET_MS: '50',
+  MAX_CONCURRENT_FETCHES: '1',
+  MAX_FETCHES_PER_CLIENT: '0',
+  RATE_LIMIT_MAX: '0',
+  PROBE_IMAGES: 'false',
+};
+
+overload('a client asking more than the instance finishes is refused at once, heaviest first; a client with nothing in flight is answered', async ({ up }) => {
+  const svc = await startService(ENV);
+  try {
+    const page = (n: number) => `/v1/metadata?${new URLSearchParams({ url: up.url(`/slow?${n}`).href })}`;
+    const heavy = (n: number) => svc.request(page(n), { localAddress: '127.0.0.71' });
+    // The heavy client: a new page every 40 ms for 2.5 s, far more than one slot finishes.
+    const answers: Array<Promise<{ status: number; headers: Headers; json: any; ms: number }>> = [];
+    for (let n = 0; n < 60; n++) {
+      const started = performance.now();
+      answers.push(heavy(n).then((res) => ({ ...res, ms: performance.now() - started })));
+      await sleep(40);
+      if (n === 40) {
+        // By now the queue has stood for more than one interval: the heavy client is being refused.
+        const health = (await svc.request('/healthz')).json;
+        assert.is(health.status, 'degraded');
+        assert.ok(health.degraded_by.includes('shedding'), JSON.stringify(health.degraded_by));
+        assert.ok(health.shedding.refused_per_s > 0 && health.shedding.fraction > 0, JSON.stringify(health.shedding));
+        assert.ok(health.shedding.standing.includes('fetches'), JSON.stringify(health.shedding));
+        // A bystander with nothing in flight is admitted, and served first among the waiters.
+        const bystander = await svc.request(`/v1/metadata?${new URLSearchParams({ url: up.url('/slow?bystander').href })}`, { localAddress: '127.0.0.72' });
+        assert.equal([bystander.status, bystander.json.title], [200, 'Slow']);
+      }
+    }
+    const all = await Promise.all(answers);
+    const refused = all.filter((a) => a.status === 503);
+    const statuses = new Set(all.map((a) => a.status));
+    assert.ok(
+      [...statuses].every((s) => s === 200 || s === 503),
+      `only answers and refusals: ${[...statuses].join(', ')}`,
+    );
+    assert.ok(refused.length >= 10, `refused: ${refused.length} of 60`);
+    assert.ok(all.filter((a) => a.status === 200).length >= 5);
+    for (const a of all.filter((a) => a.status === 200)) assert.is(a.json.title, 'Slow', 'an admitted page is answered whole');
+    // Refusals of the shedder come at once (no wait in a queue), each with its Retry-After.
+    const atOnce = refused.filter((a) => a.ms < PAGE_MS);
+    assert.ok(atOnce.length >= 10, `refused at once: ${atOnce.length}`);
+    for (const a of atOnce) {
+      const seconds = Number(a.headers.get('retry-after'));
+      assert.ok(Number.isInteger(seconds) && seconds >= 1 && seconds <= 10, `Retry-After ${seconds}`);
+      assert.equal(a.json, { code: 503, message: `The service is busy; retry in ${seconds === 1 ? 'a second' : `${seconds} seconds`}.` });
+    }
+    // Once the heavy client has stopped, the queue drains and the instance stops refusing.
+    await until(async () => (await svc.request('/healthz')).json.shedding.refusing === false, 'shedding to stop', 15_000);
+  } finally {
+    await svc.close();
+  }
+});
+
+overload('SHED_TARGET_MS 0: nothing is refused however long the queue stands, and /healthz has no shedding', async ({ up }) => {
+  const svc = await startService({ ...ENV, SHED_TARGET_MS: '0', FETCH_TIMEOUT_MS: '10000' });
+  try {
+    const asked = Array.from({ length: 20 }, (_, n) =>
+      svc.request(`/v1/metadata?${new URLSearchParams({ url: up.url(`/slow?${n}`).href })}`, { localAddress: '127.0.0.71' }),
+    );
+    const all = await Promise.all(asked);
+    assert.equal(
+      all.map((a) => a.status),
+      all.map(() => 200),
+    );
+    const health = (await svc.request('/healthz')).json;
+    assert.is(health.shedding, undefined);
+    assert.not.ok(health.degraded_by.includes('shedding'));
+  } finally {
+    await svc.close();
+  }
+});
+
+overload.run();

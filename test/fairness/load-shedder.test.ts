@@ -1,0 +1,198 @@
+// Admission past capacity (fairness/load-shedder.ts), on a clock the test drives: no sockets, no
+// sleeps. When a queue stands, and whom the instance then refuses.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Overloaded } from '../../src/errors.js';
+import { ClientLedger } from '../../src/fairness/client-ledger.js';
+import { FairQueue } from '../../src/fairness/fair-queue.js';
+import { LoadShedder, SHED_INTERVAL_MS, type DelaySource } from '../../src/fairness/load-shedder.js';
+
+const TARGET = 50;
+
+function world(targetMs = TARGET, random = () => 0.5) {
+  const clock = { t: 1_000 };
+  const now = () => clock.t;
+  const ledger = new ClientLedger(now);
+  const fetches = new FairQueue({ maxActive: 2, maxQueued: 100, perClient: 0, perHost: 0, unit: 'fetch', now, costs: ledger });
+  const shedder = new LoadShedder({ ledger, queues: { fetches }, targetMs, now, random });
+  /** One interval in which every sample of `source` is `delayMs`, ended. */
+  const interval = (source: DelaySource, delayMs: number) => {
+    for (let i = 0; i < 5; i++) {
+      clock.t += SHED_INTERVAL_MS / 5 - 1;
+      shedder.observe(source, delayMs);
+    }
+    clock.t += 5;
+    shedder.stats(); // ends the interval
+  };
+  /** `pages` pages of the client ended lately (its recent use). */
+  const used = (client: string, pages: number) => ledger.charge(client, pages, pages);
+  const refusal = (client: string | null): Overloaded | null => {
+    try {
+      shedder.admit(client)();
+      return null;
+    } catch (err) {
+      if (err instanceof Overloaded) return err;
+      throw err;
+    }
+  };
+  return { clock, ledger, fetches, shedder, interval, used, refusal };
+}
+
+const test = suite('load shedder');
+
+test('a burst that waited, with one grant at once in the interval, is no standing queue: nobody is refused', () => {
+  const w = world();
+  w.used('A', 50);
+  w.shedder.observe('fetches', 400);
+  w.shedder.observe('fetches', 900);
+  w.shedder.observe('fetches', 0);
+  w.clock.t += SHED_INTERVAL_MS;
+  assert.equal(w.shedder.stats(), { shedding: false, fraction: 0, refusedPerSecond: 0, admittedPerSecond: 0, standing: [] });
+  assert.is(w.refusal('A'), null);
+});
+
+test('heaviest first: a standing queue refuses the client using most, and never a client with nothing in flight', () => {
+  const w = world(TARGET, () => 0);
+  for (let k = 1; k <= 15; k++) w.used(`c${k}`, 2);
+  w.used('hog', 100);
+  w.interval('fetches', TARGET + 1);
+  assert.equal(w.shedder.stats().standing, ['fetches']);
+  assert.is(w.shedder.stats().fraction, Math.round(1000 / 16) / 1000);
+  assert.ok(w.refusal('hog') instanceof Overloaded, 'the heaviest is refused');
+  for (let k = 1; k <= 15; k++) assert.is(w.refusal(`c${k}`), null, 'the lighter ones are not, yet');
+  assert.is(w.refusal('bystander'), null, 'a client with nothing in flight and no recent cost');
+  assert.is(w.refusal(null), null, "the service's own work");
+});
+
+test('a queue at its target is not standing: only past it', () => {
+  const w = world();
+  w.used('A', 50);
+  w.interval('fetches', TARGET);
+  assert.is(w.shedder.stats().shedding, false);
+  assert.is(w.refusal('A'), null);
+});
+
+test('the refused share of the load doubles with each standing interval, and shrinks back with clear ones', () => {
+  const w = world(TARGET, () => 0.5);
+  for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10); // 16 equal clients: each 1/16 of the load
+  const refused = () => Array.from({ length: 16 }, (_, i) => `c${i + 1}`).filter((c) => w.refusal(c) !== null).length;
+  w.interval('fetches', TARGET + 1);
+  assert.is(refused(), 1);
+  w.interval('fetches', TARGET + 1);
+  assert.is(refused(), 2);
+  w.interval('fetches', TARGET + 1);
+  assert.is(refused(), 4);
+  w.interval('fetches', 0); // clear: 1/4 × 0.7 = 2.8 clients' worth → two whole, the third's pages at a chance of 0.8
+  assert.is(refused(), 3);
+  for (let i = 0; i < 10; i++) w.interval('fetches', 0);
+  assert.is(refused(), 0);
+  assert.is(w.shedder.stats().shedding, false);
+});
+
+test('a client alone is refused that share of its pages, not all of them', () => {
+  let n = 0;
+  const w = world(TARGET, () => (n++ % 100) / 100);
+  w.used('alone', 50);
+  w.interval('fetches', TARGET + 1); // 1/16 of the load: the only client's pages at a chance of 1/16
+  const refused = Array.from({ length: 100 }, () => w.refusal('alone')).filter((r) => r !== null).length;
+  assert.is(refused, 7); // draws 0.00 … 0.06 fall under 0.0625
+});
+
+test('a delay far past the target refuses at once the share by which it is past: waits of 4x the target, 3/4 of the load', () => {
+  const w = world(TARGET, () => 0.5);
+  for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10);
+  w.interval('fetches', 4 * TARGET);
+  assert.is(w.shedder.stats().fraction, 0.75);
+  assert.is(Array.from({ length: 16 }, (_, i) => w.refusal(`c${i + 1}`)).filter((r) => r !== null).length, 12);
+});
+
+test('a client refused is told to come back later the more it uses: Retry-After from its weight over the line', () => {
+  const w = world(TARGET, () => 0);
+  for (let k = 0; k < 4; k++) w.used(`light${k}`, 10);
+  w.used('mid', 20);
+  w.used('hog', 100);
+  w.interval('fetches', 2 * TARGET); // half of the load refused: the hog (12 of 22.8), no more
+  assert.equal(
+    ['light0', 'mid', 'hog'].map((c) => w.refusal(c)?.retryAfterSeconds),
+    [undefined, undefined, 1],
+  );
+  w.interval('fetches', 5 * TARGET); // 4/5: the hog and the mid (2.4); the lights (1.2 each) only in part
+  // A weight halves in 10 s: the mid is 2× a light's weight (10 s above the line), the hog 10× (33 s, told 10 at most).
+  assert.equal(
+    ['mid', 'hog'].map((c) => w.refusal(c)?.retryAfterSeconds),
+    [10, 10],
+  );
+  assert.is(w.refusal('hog')!.message, 'The service is busy; retry in 10 seconds.');
+});
+
+test('the lightest 5% of the load is always admitted: a bystander is not refused for the heaviest', () => {
+  const w = world(TARGET, () => 0);
+  for (let k = 0; k < 40; k++) w.used(`attacker${k}`, 30);
+  w.used('bystander', 5);
+  for (let i = 0; i < 8; i++) w.interval('fetches', 100 * TARGET);
+  assert.is(w.shedder.stats().fraction, 0.95);
+  assert.is(w.refusal('bystander'), null);
+  assert.ok(w.refusal('attacker0') instanceof Overloaded);
+});
+
+test('requests in flight weigh too: a client holding many is refused before one holding none', () => {
+  const w = world(TARGET, () => 0);
+  const holds = Array.from({ length: 5 }, () => w.shedder.admit('holder'));
+  w.used('other', 10);
+  w.interval('fetches', 200);
+  assert.ok(w.refusal('holder') instanceof Overloaded);
+  assert.is(w.refusal('other'), null);
+  for (const end of holds) end();
+  w.interval('fetches', 200); // the threshold is taken again at the interval's end: now only "other" uses anything
+  assert.is(w.refusal('holder'), null);
+});
+
+test('an event loop late all interval long stands; one late tick among prompt ones does not', () => {
+  const w = world();
+  w.used('A', 50);
+  w.interval('event_loop', TARGET / 5 + 1);
+  assert.equal(w.shedder.stats().standing, ['event_loop']);
+  const v = world();
+  v.used('A', 50);
+  for (const late of [200, 0, 3, 1, 0]) {
+    v.clock.t += SHED_INTERVAL_MS / 5 - 1;
+    v.shedder.observe('event_loop', late);
+  }
+  v.clock.t += 5;
+  assert.is(v.shedder.stats().shedding, false);
+});
+
+test('a queue that grants nothing while a waiter ages stands, read from the queue at the interval end', async () => {
+  const w = world(TARGET, () => 0);
+  w.used('A', 50);
+  const signal = new AbortController().signal;
+  const held = [await w.fetches.acquire(signal, { client: 'A', host: '' }), await w.fetches.acquire(signal, { client: 'B', host: '' })];
+  void w.fetches.acquire(signal, { client: 'C', host: '' }); // waits: both slots held
+  w.fetches.takeLeastWait(); // forget the two grants at once
+  w.clock.t += SHED_INTERVAL_MS + 1;
+  assert.equal(w.shedder.stats().standing, ['fetches']);
+  assert.ok(w.refusal('A') instanceof Overloaded);
+  for (const release of held) release();
+});
+
+test('SHED_TARGET_MS 0: nothing is ever refused', () => {
+  const w = world(0);
+  w.used('A', 50);
+  w.interval('fetches', 10_000);
+  assert.is(w.shedder.stats().shedding, false);
+  assert.is(w.refusal('A'), null);
+});
+
+test('refusals and admissions per second over the last 10 s', () => {
+  const w = world();
+  for (let k = 1; k <= 16; k++) w.used(`c${k}`, k * 10);
+  w.interval('fetches', 200);
+  for (let i = 0; i < 20; i++) w.refusal('c16');
+  for (let i = 0; i < 30; i++) w.refusal('c1');
+  const stats = w.shedder.stats();
+  assert.equal([stats.refusedPerSecond, stats.admittedPerSecond], [2, 3]);
+  w.clock.t += 10_001;
+  assert.equal([w.shedder.stats().refusedPerSecond, w.shedder.stats().admittedPerSecond], [0, 0]);
+});
+
+test.run();
