@@ -21,8 +21,15 @@ import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
 import { mediaTypeEssence } from '../media-type.js';
 import { hrefWithoutFragment } from '../url-fragment.js';
 import { ByteScheduler, type SchedulerClock } from './byte-scheduler.js';
+import { ClientStreams, type Release } from './client-streams.js';
 import { ImageFlights, type OpenedImage } from './image-flight.js';
 import { detectFormat } from './image-format.js';
+
+/**
+ * Upstream image fetches one client has open at once; more would only add unread bytes in socket
+ * buffers (client-streams.ts). A page of cards asks for a few images at a time.
+ */
+const UPSTREAMS_PER_CLIENT = 4;
 
 /** Images up to this size (by Content-Length) are read whole before the headers leave: one chunk's worth. */
 const READ_WHOLE_MAX_BYTES = 64 * 1024;
@@ -52,6 +59,7 @@ export type ImageProxyWithFlights = ((ctx: Context, target: URL, client?: string
  * instance's fair fetch slots with page fetches.
  */
 export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
+  const streams = new ClientStreams(UPSTREAMS_PER_CLIENT);
   const flights = new ImageFlights(
     new ByteScheduler({
       bytesPerSecond: deps.config.proxyEgressBytesPerSecond,
@@ -59,7 +67,7 @@ export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
       clock: deps.clock,
     }),
   );
-  return Object.assign((ctx: Context, target: URL, client?: string) => proxyImage(ctx, target, deps, flights, client), { flights });
+  return Object.assign((ctx: Context, target: URL, client?: string) => proxyImage(ctx, target, deps, flights, streams, client), { flights });
 }
 
 /**
@@ -68,8 +76,9 @@ export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
  * image in flight, or throws ProxyRejected (400), FetchFailed (502) or FetchTimeout (504) before
  * any header is sent.
  */
-async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: ImageFlights, client?: string): Promise<void> {
-  const joined = flights.join(hrefWithoutFragment(target), { client: client ?? '', open: (signal) => openImage(target, deps, signal, client) });
+async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: ImageFlights, streams: ClientStreams, client?: string): Promise<void> {
+  const open = async (signal: AbortSignal) => openImage(target, deps, signal, await streams.acquire(client ?? '', signal), client);
+  const joined = flights.join(hrefWithoutFragment(target), { client: client ?? '', open });
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) joined.leave();
   });
@@ -84,13 +93,29 @@ async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: I
   ctx.set(image.headers);
 }
 
-/** Fetches `target` and checks its label and first bytes; the image ready to stream, or a throw. */
-async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, client?: string): Promise<OpenedImage> {
+/**
+ * Fetches `target` and checks its label and first bytes; the image ready to stream, or a throw.
+ * `release` gives back the client's upstream slot (client-streams.ts) once the upstream is closed.
+ */
+async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, release: Release, client?: string): Promise<OpenedImage> {
   const maxBytes = deps.config.maxImageBytes;
   // The total deadline covers the request and the headers; the body is bounded by its progress,
   // so an image arriving slowly but steadily is not cut after some of it has been sent.
   const bodyDeadline = { idleMs: deps.config.proxyIdleTimeoutMs, totalMs: deps.config.proxyBodyTimeoutMs };
-  const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal, client, bodyDeadline });
+  let fetched: SafeFetchResponse;
+  try {
+    fetched = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal, client, bodyDeadline });
+  } catch (err) {
+    release();
+    throw err;
+  }
+  // Every way the upstream ends goes through its close(): the slot is given back there.
+  const upstream: SafeFetchResponse = Object.assign(Object.create(fetched) as SafeFetchResponse, {
+    close: () => {
+      fetched.close();
+      release();
+    },
+  });
   let streaming = false;
   try {
     // Upstream 4xx and 5xx are upstream failures (502), whatever their body says.
