@@ -36,9 +36,9 @@ test('one client pulling six 1 MB images at once gets its share, another clientâ
     const many = await Promise.all(greedy);
     for (const r of [single, ...many]) assert.equal([r.status, r.bytes], [200, MiB]);
     const firstOfMany = Math.min(...many.map((r) => r.ms));
-    // Half of 4 MiB/s: about 0.5 s. Shared per stream it would get a seventh, and end with the
-    // others, after 1.75 s (7 MiB at 4 MiB/s).
-    assert.ok(single.ms < firstOfMany * 0.6, `the single image took ${single.ms.toFixed(0)} ms, the first of the six ${firstOfMany.toFixed(0)} ms`);
+    // Half of 4 MiB/s: about 0.5 s, against about 1.25 s for the first of the six (four of them
+    // open at once: client-streams.ts). Shared per stream it would get a fifth, and end with them.
+    assert.ok(single.ms < firstOfMany * 0.75, `the single image took ${single.ms.toFixed(0)} ms, the first of the six ${firstOfMany.toFixed(0)} ms`);
     // Work-conserving: once it is done the six get the whole budget, all 7 MiB within about 1.75 s.
     const last = Math.max(...many.map((r) => r.ms));
     assert.ok(last >= 1400, `the budget holds: everything sent after ${last.toFixed(0)} ms`);
