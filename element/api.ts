@@ -4,7 +4,7 @@
 // client is about 4.4 KB gzip, half the element's 9 KB budget, for one GET.
 import type { GetMetadataData, Metadata } from '../generated/types.gen.js';
 import { metadataProblem } from './metadata-guard.js';
-import { gate, refused } from './request-gate.js';
+import { gated } from './request-gate.js';
 import { httpUrl } from './safe-url.js';
 
 /** The origin component.js was served from: by default the API lives there too. */
@@ -41,21 +41,20 @@ export const proxied = (base: string, imageUrl: string) => `${base}/v1/cors-prox
 export const RETRIES = 4;
 
 type Answer = Metadata | string | null;
-type Flight = { answer: Promise<Answer>; cards: number; stop: AbortController; done?: 1 };
 
 /**
  * Metadata for `url`; otherwise the `reason` of the API's error answer (a string), or null when
- * the request fails, is aborted or answers something else.
+ * the request fails, is aborted or answers something else. `card` (the first card that shows it)
+ * is its turn at the gate.
  */
-async function fetchMetadata(base: string, url: string, signal: AbortSignal): Promise<Answer> {
+async function fetchMetadata(base: string, url: string, signal: AbortSignal, card: Element): Promise<Answer> {
   const query: Pick<GetMetadataData['query'], 'url'> = { url };
   for (let retries = RETRIES; ; retries--) {
     try {
-      await gate(signal);
-      const response = await fetch(`${base}${METADATA_PATH}?${new URLSearchParams(query)}`, { signal });
+      const [response, refused] = await gated(`${base}${METADATA_PATH}?${new URLSearchParams(query)}`, signal, card);
+      if (refused && retries) continue;
       const body: unknown = await response.json();
       if (response.ok && !metadataProblem(body, '')) return body as Metadata;
-      if (refused(response) && retries) continue;
       const reason = (body as { reason?: unknown } | null)?.reason;
       return typeof reason == 'string' ? reason : null;
     } catch {
@@ -64,25 +63,27 @@ async function fetchMetadata(base: string, url: string, signal: AbortSignal): Pr
   }
 }
 
-/** The page's metadata requests, by API and URL: the cards of one URL share one. */
+type Flight = { answer: Promise<unknown>; cards: number; stop: AbortController; done?: 1 };
+
+/** The page's requests to the API, by what they ask: the cards that need one answer share it. */
 const flights: Record<string, Flight | undefined> = {};
 
 /**
- * Metadata for `url`, asked once per page however many cards show it (docs/SPEC.md "Limits":
- * each request spends the reader's budget). A card that leaves (`signal`) stops waiting; the
- * request is aborted once no card waits for it. A failure is forgotten, so a later card asks again.
+ * The answer `ask` gives for `key`, asked once per page however many cards need it (docs/SPEC.md
+ * "Limits": each request spends the reader's budget). A card that leaves (`signal`) stops
+ * waiting; the request is aborted once no card waits for it. An answer that is not `kept` (a
+ * failure) is forgotten, so a later card asks again.
  */
-export function sharedMetadata(base: string, url: string, signal: AbortSignal): Promise<Answer> {
-  const key = `${base} ${url}`;
+export function shared<T>(key: string, ask: (stop: AbortSignal) => Promise<T>, kept: (answer: T) => boolean, signal: AbortSignal): Promise<T> {
   let flight = flights[key];
   if (!flight) {
     const stop = new AbortController();
-    const answer = fetchMetadata(base, url, stop.signal);
+    const answer = ask(stop.signal);
     const started: Flight = (flight = { answer, cards: 0, stop });
     flights[key] = started;
     void answer.then((result) => {
       started.done = 1;
-      if (!(result && typeof result == 'object') && flights[key] == started) delete flights[key];
+      if (!kept(result) && flights[key] == started) delete flights[key];
     });
   }
   const joined = flight;
@@ -92,5 +93,14 @@ export function sharedMetadata(base: string, url: string, signal: AbortSignal): 
     joined.stop.abort();
     if (flights[key] == joined) delete flights[key];
   });
-  return joined.answer;
+  return joined.answer as Promise<T>;
 }
+
+/** Metadata for `url` (see fetchMetadata), one request for every card of the page that shows it. */
+export const sharedMetadata = (base: string, url: string, signal: AbortSignal, card: Element) =>
+  shared(
+    `${base} ${url}`,
+    (stop) => fetchMetadata(base, url, stop, card),
+    (answer) => !!answer && typeof answer == 'object',
+    signal,
+  );

@@ -55,36 +55,49 @@ export function fillDetails(part: Part, domain: string, metadata?: Metadata): vo
 }
 
 /**
- * A wide image (aspect ratio 1.5 or more) covers the 1.91:1 frame; a square, portrait or small
- * one (under 320px wide: a logo) is shown whole inside it (.c), never enlarged, so the card keeps
- * the height reserved for it whatever the image turns out to be. The declared width and height decide first; the loaded image's own size
- * corrects them (only the fit changes, never the layout).
+ * A wide image (aspect ratio 1.5 or more, and 320px wide or more) covers the banner's 1.91:1
+ * frame; a square, portrait or small one takes the thumbnail layout (.k, styles.ts): the image a
+ * square beside the text, in the same height as the banner card, so nothing below the card moves
+ * either way. A small image (under 320px both ways: a logo) is shown whole and never enlarged
+ * (.c); a larger one is cropped to the square. The declared width and height decide when the
+ * answer is painted; an image without them decides once it has loaded; one that fails leaves the
+ * card as one without an image (preview-element.ts).
  */
-export function fitImage(media: HTMLElement, image: HTMLImageElement, metadata: Metadata): void {
-  // An unknown size (null / null) is NaN, not below 1.5: covered until the image loads.
-  const fit = (width?: number | null, height?: number | null) => media.classList.toggle('c', width! / height! < 1.5 || width! < 320);
+export function fitImage(part: Part, image: HTMLImageElement, metadata: Metadata): void {
+  // An unknown size (null / null) is NaN: neither below 1.5 nor under 320, the banner.
+  const fit = (width?: number | null, height?: number | null) => {
+    part('card').classList.toggle('k', width! / height! < 1.5 || width! < 320);
+    part('media').classList.toggle('c', width! < 320 && height! < 320);
+  };
   fit(metadata.image.width, metadata.image.height);
-  image.onload = () => fit(image.naturalWidth, image.naturalHeight);
+  image.onload = () => {
+    fit(image.naturalWidth, image.naturalHeight);
+    fitText(part);
+  };
 }
 
 /**
  * Fits the text into the card's fixed text block (styles.ts): while it overflows, the description
- * gives up a line, then the other, then the title its second line, then the byline goes. Needs
- * the card laid out; one that is not (display: none) keeps its text clipped at the block's end.
+ * gives up lines, one at a time, then the title its second line, then the byline goes. Needs the
+ * card laid out; one that is not (display: none) keeps its text clipped at the block's end.
  */
 export function fitText(part: Part): void {
   const body = part('body');
   const media = part('media');
+  const description = part('description');
+  const title = part('title');
+  const byline = part('byline');
+  // From the start: the layout may have changed since the last fit (the image's own size).
+  description.hidden = !description.textContent;
+  byline.hidden = !byline.textContent;
+  description.style.webkitLineClamp = title.style.webkitLineClamp = '';
   // Beside a compact thumbnail, a column narrower than ten letters cannot hold the site line
   // (a phone at 200% text): the thumbnail gives way. The card keeps its height.
   if (body.offsetTop < media.offsetTop + media.offsetHeight && body.clientWidth < 10 * parseFloat(getComputedStyle(body).fontSize)) media.hidden = true;
-  const description = part('description');
-  const title = part('title');
-  const steps = [
-    () => (description.style.webkitLineClamp = '1'),
-    () => (description.hidden = true),
-    () => (title.style.webkitLineClamp = '1'),
-    () => (part('byline').hidden = true),
-  ];
-  for (const step of steps) if (body.scrollHeight > body.clientHeight) step();
+  const overflows = () => body.scrollHeight > body.clientHeight;
+  for (let lines = parseInt(getComputedStyle(description).webkitLineClamp); overflows() && !description.hidden;)
+    if (--lines) description.style.webkitLineClamp = String(lines);
+    else description.hidden = true;
+  if (overflows()) title.style.webkitLineClamp = '1';
+  if (overflows()) byline.hidden = true;
 }

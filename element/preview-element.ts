@@ -59,6 +59,11 @@ export class LinkPeekPreview extends HTMLElement {
     this.#root.innerHTML = CARD_HTML;
     this.addEventListener('transitionend', () => followScheme(this, this.#internals.states));
     this.#part('media').addEventListener('click', (event) => this.#clickMedia(event));
+    // An image that fails leaves the card exactly as one without an image: the banner's cover.
+    this.#part('image').addEventListener('failed', () => {
+      this.#part('card').classList.remove('k');
+      fitText(this.#part);
+    });
     // Enter on a video's card plays it in place, as a click on its image does; the card's link
     // opens the page once the player is there.
     this.#part('card').addEventListener('keydown', (event) => event.key == 'Enter' && this.#player && this.#clickMedia(event));
@@ -134,7 +139,7 @@ export class LinkPeekPreview extends HTMLElement {
     this.#start = () => {
       LinkPeekPreview.#near.unobserve(this);
       this.#start = undefined;
-      void sharedMetadata(base, target, request.signal).then((result) => {
+      void sharedMetadata(base, target, request.signal, this).then((result) => {
         if (request != this.#request) return; // superseded or removed meanwhile
         this.#request = undefined;
         this.#settle(result, base, target);
@@ -175,15 +180,15 @@ export class LinkPeekPreview extends HTMLElement {
     const media = part('media');
     media.classList.toggle('blur', tags.includes('adult'));
     const image = part('image') as HTMLImageElement;
-    fitImage(media, image, metadata);
+    fitImage(part, image, metadata);
     this.#player = playerUrl(href);
     // A video provider's own images come through the proxy: nothing reaches it before a click.
     const source = (raw?: string | null, url = httpUrl(raw)) => [url, base, !!this.#player || providerImage(url)] as const;
     const picture = source(metadata.image.url);
-    showImage(image, media, ...picture);
+    showImage(this, image, media, ...picture);
     if (!picture[0]) media.classList.add('n');
     const favicon = part('favicon') as HTMLImageElement;
-    showImage(favicon, favicon, ...source(metadata.favicon.url), true);
+    showImage(this, favicon, favicon, ...source(metadata.favicon.url), true);
     const video = !!this.#player || metadata.embed?.type == 'video';
     media.classList.toggle('v', video);
     // The badge's name joins the link's; a nameless one adds nothing.
@@ -222,8 +227,8 @@ export class LinkPeekPreview extends HTMLElement {
     const image = part('image') as HTMLImageElement;
     image.onload = null;
     // No image yet: this drops an earlier render's, and aborts its proxy requests.
-    showImage(image, media, null, null);
-    showImage(part('favicon') as HTMLImageElement, part('favicon'), null, null);
+    showImage(this, image, media, null, null);
+    showImage(this, part('favicon') as HTMLImageElement, part('favicon'), null, null);
     media.dataset.i = [...(part('host').textContent || title)][0]?.toUpperCase() ?? '';
     applyTheme(this, states, card, themeColor);
   }

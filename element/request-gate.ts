@@ -1,42 +1,116 @@
 // One gate for every card of the page in front of the API's two data paths, which share one
-// budget per client (docs/SPEC.md "Limits": 20 requests per 10 s, then a 10 s block). A refusal
-// (429, or 503 while overloaded) closes it for its Retry-After; an answer that leaves no budget
-// closes it until X-RateLimit-Reset, so the next request does not start a block. Each waiting
-// request passes at its own random moment in the second after the gate opens: the waiting cards
-// do not come back all at once, in one wave that the budget would refuse again.
+// budget per client (docs/SPEC.md "Limits": 20 requests per 10 s, then a 10 s block). The gate
+// sends only what the API says is left (X-RateLimit-Remaining), so a page alone never reaches the
+// block: with nothing left it waits for the requests in flight, then for X-RateLimit-Reset, when
+// the oldest request leaves the window, and sends one, whose answer says what is left then.
+// Requests in flight together may be counted in any order, so an answer that had company can
+// only lower what the gate thinks is left (by the requests still in flight, which may be counted
+// after it); one that was alone in flight says it exactly. Waiting requests pass in reading order,
+// the card nearest the top of the page first, and favicons after every metadata request and
+// image: on a page of many cards the budget goes to what the reader reaches next. A refusal (429
+// when another tab or a neighbour behind the same address spent the budget, or 503 while
+// overloaded) closes the gate for its Retry-After.
 
-/** Epoch ms before which no request is sent. */
-let closedUntil = 0;
-
-/** The spread of the waiting requests after the gate opens (ms). */
-const JITTER_MS = 1000;
+/** What the budget is thought to be before any answer: the published limit (docs/SPEC.md "Limits"). */
+const PUBLISHED_LIMIT = 20;
 /** No wait longer than this, whatever a header says. */
 const MAX_WAIT_MS = 30_000;
+/** The wait between two lone requests when the API does not say when the budget grows. */
+const PROBE_WAIT_MS = 1000;
 
-/**
- * Reads what `response` says about the budget; true when it was refused and may be asked again.
- * Retry-After is in seconds or an HTTP-date (RFC 9110 10.2.3), as a proxy in front may send it; 1 s
- * when it has neither.
- */
-export function refused(response: Response): boolean {
-  const headers = response.headers;
-  const status = response.status;
-  const retryAfter = headers.get('retry-after');
-  const reset = headers.get('x-ratelimit-reset');
-  const until =
-    status == 429 || status == 503
-      ? Date.now() + (Number(retryAfter) * 1000 || Date.parse(retryAfter!) - Date.now() || 1000)
-      : headers.get('x-ratelimit-remaining') == '0' && Number(reset) * 1000;
-  if (until) closedUntil = Math.max(closedUntil, Math.min(until, Date.now() + MAX_WAIT_MS));
-  return status == 429 || status == 503;
+/** Requests the gate may still send: never more than the API has left. */
+let left = PUBLISHED_LIMIT;
+let inFlight = 0;
+/** Requests sent so far: an answer is exact when none was sent while it was in flight. */
+let sent = 0;
+/** Epoch ms before which no request is sent (a refusal's Retry-After). */
+let closedUntil = 0;
+/** Epoch ms when the budget grows again (the oldest request in the window leaves it). */
+let resetAt = 0;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+interface Waiting {
+  /** The card (or the first of the cards) the request is for: its place on the page is its turn. */
+  card: Element;
+  /** 0: metadata and images; 1: favicons, which wait for everything else. */
+  rank: number;
+  /** Lets the request go, with its number and whether it goes alone (none other in flight). */
+  pass: (ticket: number, alone: boolean) => void;
+}
+const waiting: Waiting[] = [];
+
+/** Whether `a` comes before `b`: the lower rank, then the card nearer the top of the page. */
+const before = (a: Waiting, b: Waiting) =>
+  a.rank < b.rank || (a.rank == b.rank && !!(a.card.compareDocumentPosition(b.card) & Node.DOCUMENT_POSITION_FOLLOWING));
+
+/** Lets through as many waiting requests as the budget allows, first things first; else waits. */
+function pump(): void {
+  clearTimeout(timer);
+  while (waiting.length) {
+    const now = Date.now();
+    const opens = left > 0 ? closedUntil : Math.max(closedUntil, resetAt);
+    if (opens > now) return void (timer = setTimeout(pump, opens - now));
+    if (left <= 0) {
+      // The answers in flight say more; without any, the oldest request has left the window.
+      if (inFlight) return;
+      [left, resetAt] = [1, now + PROBE_WAIT_MS];
+    }
+    const first = waiting.reduce((best, one) => (before(one, best) ? one : best));
+    waiting.splice(waiting.indexOf(first), 1);
+    left--;
+    first.pass(++sent, !inFlight++);
+  }
 }
 
-/** Resolves when the gate is open (at once when it is), or when `signal` aborts. */
-export async function gate(signal: AbortSignal): Promise<void> {
-  // Closed again while this one waited (another card was refused): wait again.
-  for (let wait; (wait = closedUntil - Date.now()) > 0 && !signal.aborted;)
-    await new Promise((done) => {
-      setTimeout(done, wait + Math.random() * JITTER_MS);
-      signal.addEventListener('abort', done);
+/** Reads what an answer says about the budget; true when it was refused and may be asked again. */
+function heard(response: Response, alone: boolean): boolean {
+  const headers = response.headers;
+  const status = response.status;
+  const now = Date.now();
+  const remaining = headers.get('x-ratelimit-remaining');
+  const reset = Number(headers.get('x-ratelimit-reset')) * 1000;
+  if (status == 429 || status == 503) {
+    // Retry-After is in seconds or an HTTP-date (RFC 9110 10.2.3), as a proxy in front may send
+    // it; 1 s when it has neither. Then one request asks what is left.
+    const retryAfter = headers.get('retry-after');
+    const until = now + (Number(retryAfter) * 1000 || Date.parse(retryAfter!) - now || PROBE_WAIT_MS);
+    [left, resetAt, closedUntil] = [0, 0, Math.max(closedUntil, Math.min(until, now + MAX_WAIT_MS))];
+    return true;
+  }
+  // An API that does not count (no header) is not held back. A reset already past is an answer
+  // from the browser's cache (or a clock behind ours): it says nothing of the budget now.
+  if (remaining == null) left = Infinity;
+  else if (reset > now) {
+    left = alone ? Number(remaining) : Math.min(left, Number(remaining) - inFlight);
+    resetAt = Math.max(resetAt, Math.min(reset, now + MAX_WAIT_MS));
+  }
+  return false;
+}
+
+/**
+ * GETs `url` for `card` when the budget allows, in its turn (`rank` 1 for a favicon); the answer,
+ * and whether it was refused and may be asked again. Throws when the fetch fails or `signal`
+ * aborts, waiting or not.
+ */
+export async function gated(url: string, signal: AbortSignal, card: Element, rank = 0): Promise<[Response, boolean]> {
+  const [ticket, alone] = await new Promise<[number, boolean]>((go, stop) => {
+    const entry: Waiting = { card, rank, pass: (ticket, alone) => go([ticket, alone]) };
+    waiting.push(entry);
+    signal.addEventListener('abort', () => {
+      const at = waiting.indexOf(entry);
+      if (at >= 0) waiting.splice(at, 1);
+      stop(signal.reason);
     });
+    pump();
+  });
+  try {
+    const response = await fetch(url, { signal });
+    inFlight--;
+    return [response, heard(response, alone && ticket == sent)];
+  } catch (error) {
+    inFlight--;
+    throw error;
+  } finally {
+    pump();
+  }
 }

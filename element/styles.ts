@@ -9,9 +9,12 @@ const variables = (Object.keys(LIGHT) as (keyof Palette)[])
   .map((key) => `--_${key}:var(${themeProperty(key)},light-dark(${LIGHT[key]},${DARK[key]}));`)
   .join('');
 
-// .l loading (a skeleton of the banner card), .e error, .c an image shown whole in its frame
-// (card-details.ts), .n a frame without an image (none, failed, or the error card: a cover with
-// the site's initial), .v video (the play badge .p), .blur adult. Every length is in rem or em, so
+// .l loading (a skeleton of the banner card), .e error, .k the thumbnail layout of a square,
+// portrait or small image (card-details.ts): a grid whose first row is as tall as the banner's
+// frame (its ::before, 1.91:1 as wide as the card), the image a square in the first column and
+// the text beside it over both rows, so the card is exactly as tall as a banner card; .c a small
+// image shown whole, never enlarged; .n a frame without an image (none, failed, or the error
+// card: a cover with the site's initial), .v video (the play badge .p), .blur adult. Every length is in rem or em, so
 // the card follows the reader's font size. Every card of a layout has one height, whatever its
 // answer, image or error (the text block .b is fixed and fitText() shortens what does not fit), and
 // linkpeek-preview.css reserves it: nothing below a card moves when it settles. Each text line is
@@ -29,7 +32,14 @@ a[href]:hover{border-color:var(--_fg)}
 a[href]:hover .t,.e[href] .t{text-decoration:underline}
 .m{position:relative;aspect-ratio:1.91;max-height:var(--linkpeek-image-height,none);background:var(--_skeleton);overflow:hidden}
 .m img,iframe{display:block;width:100%;height:100%;object-fit:cover;border:0}
-:host(:not([data-layout=compact])) .c img{object-fit:scale-down}
+.c img{object-fit:scale-down}
+:host(:not([data-layout=compact])) .k{display:grid;grid-template:auto 6.925rem/min(35%,10rem) 1fr}
+:host(:not([data-layout=compact])) .k:before{content:"";grid-area:1/1/2/3;width:100%;aspect-ratio:1.91;max-height:var(--linkpeek-image-height,none)}
+:host(:not([data-layout=compact])) .k .m{grid-area:1/1/3/2;align-self:start;width:calc(100% - .75rem);aspect-ratio:1;max-height:none;margin:.75rem 0;margin-inline-start:.75rem;border-radius:.5rem}
+:host(:not([data-layout=compact])) .k .b{grid-area:1/2/3/3;height:auto;contain:size}
+.k .m[hidden]+.b{grid-column:1/3}
+:host(:not([data-layout=compact])) .k .t{-webkit-line-clamp:3}
+:host(:not([data-layout=compact])) .k .d{-webkit-line-clamp:5}
 .n:before{content:attr(data-i)/"";position:absolute;inset:0;display:grid;place-items:center;font-size:3em;font-weight:600;color:var(--_muted)}
 img:not([src]){visibility:hidden}
 .blur img{filter:blur(24px);transform:scale(1.2)}

@@ -23,6 +23,8 @@ const INPUTS = [
   'package-lock.json',
   'tsconfig.json',
   'tsconfig.server.json',
+  'scripts/bundle-main.mjs',
+  'scripts/openapi-json.mjs',
   // the installed packages the build copies or bundles (swagger-ui-dist, vite's output)
   'node_modules/.package-lock.json',
 ];

@@ -8,16 +8,16 @@ import compress from 'koa-compress';
 import zlib from 'node:zlib';
 import type { Config } from './config.js';
 import { cors } from './api/cors.js';
-import { assetRoutes } from './assets/routes.js';
+import { assetOperations } from './assets/routes.js';
 import { errorBoundary } from './api/error-boundary.js';
-import { refuseFetchLoops } from './api/fetch-loop.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
-import { rateLimit } from './api/rate-limit.js';
+import { identifyClient, rateLimit } from './api/rate-limit.js';
 import { clientConcurrency } from './api/client-concurrency.js';
 import { clientPace } from './api/client-pace.js';
 import { cachedAnswers } from './api/cached-answer.js';
 import { requestLog, requestLogger } from './api/request-log.js';
-import { createRouter } from './api/router.js';
+import { createRouter, type Router } from './api/router.js';
+import { routeOf } from './api/route.js';
 import { showcaseLocation } from './api/showcase-location.js';
 import { createEngine, type EngineDeps } from './engine/engine.js';
 import { HealthMonitor } from './health.js';
@@ -41,6 +41,8 @@ export interface App {
   metrics: Metrics;
   /** Answers already sent, by exact request target (answered again by api/cached-answer.ts). */
   responses: ResponseStore;
+  /** The route table: each operation's chain (api/router.ts). */
+  routes: Router;
   /** The request listener: Koa's. */
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   /** True while Redis is configured but failing (the memory stores are answering). */
@@ -67,8 +69,6 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       timeFetch: () => metrics.upstreamDuration.startTimer(),
     },
   });
-  // The scan threads start beside the rest of the set-up; the first request finds them ready.
-  await engine.scanner.ready;
   const { fetcher, resolver, safeFetch, metadata } = engine;
   const sources = {
     fetchesInFlight: () => fetcher.limiter.inFlight,
@@ -86,6 +86,8 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     dns: () => ({ ...resolver.recent.totals(), degraded: resolver.recent.degraded, cachedNames: resolver.cachedNames }),
   });
 
+  const hits = metrics.cache.labels({ outcome: 'hit' });
+  const trust = new ProxyTrust(config.trustProxy);
   const router = await createRouter(
     createHandlers({
       config,
@@ -95,9 +97,15 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
       metrics,
       responses,
     }),
+    assetOperations(config),
+    {
+      rateLimit: rateLimit(limiter, (ctx) => metrics.rateLimited.inc({ route: routeOf(ctx).label })),
+      cachedAnswer: cachedAnswers(responses, () => hits.inc()),
+    },
     {
       target: { allowPrivateNetworks: config.allowPrivateNetworks },
       showcaseLocation: showcaseLocation(config),
+      publicMetrics: config.metricsPort === null && config.metricsPublic,
     },
   );
 
@@ -105,32 +113,34 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   // api/showcase-location.ts read them, for the proxies TRUST_PROXY trusts only.
   const koa = new Koa();
   koa.silent = true; // every error is answered and logged by errorBoundary
-  const hits = metrics.cache.labels({ outcome: 'hit' });
   const logRequest = requestLogger(logger, (route, status, seconds) => {
     metrics.requests.inc({ route, status });
     metrics.requestDuration.observe({ route }, seconds);
   });
+  // The route is matched first: the log, the error boundary and the chain read it (api/router.ts).
+  koa.use(router.match);
   koa.use(requestLog(logRequest));
   koa.use(cors);
   // Answers made per request (errors, /metrics, a metadata answer not stored) over 1 KB; stored
   // answers and static files come already compressed (content-coding.ts) and are skipped.
   koa.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   koa.use(errorBoundary(logger));
-  const trust = new ProxyTrust(config.trustProxy);
   koa.use(clientPace(config, trust));
   koa.use(clientConcurrency(config.maxRequestsInFlightPerClient, trust));
-  koa.use(rateLimit(limiter, trust, (route) => metrics.rateLimited.inc({ route })));
-  koa.use(refuseFetchLoops);
-  koa.use(cachedAnswers(responses, () => hits.inc()));
-  koa.use(assetRoutes(config));
-  koa.use(router);
+  koa.use(identifyClient(trust));
+  // The matched operation's chain: rate limit, cached answer, validation, handler, as declared.
+  koa.use(router.run);
 
+  // The scan threads started with the engine, beside the rest of the set-up above; the service
+  // listens once they are up, so the first request finds them ready.
+  await engine.scanner.ready;
   health.started();
   return {
     koa,
     health,
     metrics,
     responses,
+    routes: router,
     callback: () => koa.callback(),
     get degraded() {
       return shared.redisUp() === false;

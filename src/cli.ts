@@ -79,10 +79,9 @@ if (positionals[0] === 'serve' && positionals.length === 1) {
   } catch (err) {
     if (!(err instanceof PreviewError)) throw err;
     process.exitCode = err.reason === 'invalid_input' ? 2 : 1;
-    // A bad argument is named, as the API's 400 names it in `path`.
-    const said = err.problems.length > 0 ? err.problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ') : err.message;
+    // A bad argument is named by the message itself, as the API's 400 names it in `path`.
     const hint = refusedAsPrivate(err) ? ` ${PRIVATE_ADDRESS_HINT}` : '';
-    process.stderr.write(`linkpeek: ${said}${hint} (${err.reason})\n`);
+    process.stderr.write(`linkpeek: ${err.message}${hint} (${err.reason})\n`);
   } finally {
     await linkpeek.close();
   }

@@ -1,7 +1,10 @@
-// Reading one setting from environment-style strings: each method parses one kind of value and
-// names the setting in every failure. The settings themselves are declared in config.ts.
+// Reading one setting from its text: each method parses one kind of value and names the setting
+// in every failure. The settings themselves are declared in config.ts, in one table.
 
+import { readFileSync } from 'node:fs';
+import { validateHeaderValue } from 'node:http';
 import { isIP } from 'node:net';
+import { createSecureContext } from 'node:tls';
 
 export type Env = Record<string, string | undefined>;
 
@@ -16,58 +19,105 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses one kind of value each; every failure names the setting. */
-export class Reader {
-  constructor(private readonly env: Env) {}
+/**
+ * One setting's text as its source gave it (the environment's string, or a library option turned
+ * into one), parsed into one kind of value by each method; every failure names the setting as
+ * its source names it (FETCH_TIMEOUT_MS, or fetchTimeoutMs).
+ */
+export class Field {
+  private readonly text: string | undefined;
 
-  private raw(name: string): string | undefined {
-    const value = this.env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  constructor(
+    /** The setting's name where it came from. */
+    readonly name: string,
+    text: string | undefined,
+    /** Another setting's name in the same source, for messages that compare the two. */
+    readonly nameOf: (setting: string) => string,
+  ) {
+    this.text = text === undefined || text.trim() === '' ? undefined : text.trim();
   }
 
-  string(name: string, fallback: string): string {
-    return this.raw(name) ?? fallback;
+  /** Refuses the value with `message`, naming the setting. */
+  fail(message: string): never {
+    throw new ConfigError(this.name, message);
   }
 
-  stringOrNull(name: string): string | null {
-    return this.raw(name) ?? null;
+  string(fallback: string): string {
+    return this.text ?? fallback;
   }
 
-  intOrNull(name: string, range: { min?: number; max?: number } = {}): number | null {
-    return this.raw(name) === undefined ? null : this.int(name, 0, range);
+  stringOrNull(): string | null {
+    return this.text ?? null;
   }
 
-  /** A Redis key prefix: printable ASCII without spaces, so keys stay readable in redis-cli. */
-  keyPrefix(name: string, fallback: string): string {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    if (!/^[\x21-\x7e]{1,64}$/.test(value)) throw new ConfigError(name, `"${value}" must be 1 to 64 printable characters without spaces`);
+  /** A value sent as an HTTP header: no control characters (Node would refuse it at the first request). */
+  headerValue(fallback: string): string {
+    const value = this.string(fallback);
+    try {
+      validateHeaderValue(this.name, value);
+    } catch {
+      this.fail(`"${value.replace(/[\x00-\x1f\x7f]/g, '?')}" has a control character, which an HTTP header cannot carry`);
+    }
     return value;
   }
 
-  int(name: string, fallback: number, range: { min?: number; max?: number } = {}): number {
-    const value = this.raw(name);
+  /**
+   * A file of PEM certificates to trust, read and checked now (as TLS will read it), so that a
+   * missing or unreadable one is a bad setting, not a stack trace at the first fetch.
+   */
+  certificateFileOrNull(): string | null {
+    const file = this.text;
+    if (file === undefined) return null;
+    let pem: string;
+    try {
+      pem = readFileSync(file, 'utf8');
+    } catch (err) {
+      this.fail(`"${file}" cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) this.fail(`"${file}" holds no PEM certificate`);
+    try {
+      createSecureContext({ ca: pem });
+    } catch (err) {
+      this.fail(`"${file}" holds a certificate TLS cannot use (${(err as Error).message})`);
+    }
+    return file;
+  }
+
+  intOrNull(range: { min?: number; max?: number } = {}): number | null {
+    return this.text === undefined ? null : this.int(0, range);
+  }
+
+  /** A Redis key prefix: printable ASCII without spaces, so keys stay readable in redis-cli. */
+  keyPrefix(fallback: string): string {
+    const value = this.text;
     if (value === undefined) return fallback;
-    if (!/^\d+$/.test(value)) throw new ConfigError(name, `"${value}" is not a whole number`);
+    if (!/^[\x21-\x7e]{1,64}$/.test(value)) this.fail(`"${value}" must be 1 to 64 printable characters without spaces`);
+    return value;
+  }
+
+  int(fallback: number, range: { min?: number; max?: number } = {}): number {
+    const value = this.text;
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value)) this.fail(`"${value}" is not a whole number`);
     const n = Number(value);
-    if (!Number.isSafeInteger(n)) throw new ConfigError(name, `"${value}" is too large`);
-    if (range.min !== undefined && n < range.min) throw new ConfigError(name, `must be at least ${range.min}`);
-    if (range.max !== undefined && n > range.max) throw new ConfigError(name, `must be at most ${range.max}`);
+    if (!Number.isSafeInteger(n)) this.fail(`"${value}" is too large`);
+    if (range.min !== undefined && n < range.min) this.fail(`must be at least ${range.min}`);
+    if (range.max !== undefined && n > range.max) this.fail(`must be at most ${range.max}`);
     return n;
   }
 
-  bool(name: string, fallback: boolean): boolean {
-    const value = this.raw(name)?.toLowerCase();
+  bool(fallback: boolean): boolean {
+    const value = this.text?.toLowerCase();
     if (value === undefined) return fallback;
     if (['true', '1', 'yes', 'on'].includes(value)) return true;
     if (['false', '0', 'no', 'off'].includes(value)) return false;
-    throw new ConfigError(name, `"${value}" is not true or false`);
+    this.fail(`"${value}" is not true or false`);
   }
 
-  oneOf<const T extends readonly string[]>(name: string, fallback: T[number], allowed: T): T[number] {
-    const value = this.raw(name);
+  oneOf<const T extends readonly string[]>(fallback: T[number], allowed: T): T[number] {
+    const value = this.text;
     if (value === undefined) return fallback;
-    if (!allowed.includes(value)) throw new ConfigError(name, `"${value}" is not one of ${allowed.join(', ')}`);
+    if (!allowed.includes(value)) this.fail(`"${value}" is not one of ${allowed.join(', ')}`);
     return value;
   }
 
@@ -75,25 +125,23 @@ export class Reader {
    * An address to listen on: an IP address, never a name. A name would be looked up through the
    * system's resolver at listen time, outside DNS_SERVERS, and a bad one ended in a stack trace.
    */
-  listenAddress(name: string, fallback: string): string {
-    const value = this.raw(name);
+  listenAddress(fallback: string): string {
+    const value = this.text;
     if (value === undefined) return fallback;
     const address = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
-    if (isIP(address) === 0) throw new ConfigError(name, `"${value}" is not an IP address (names are not looked up): e.g. 0.0.0.0, 127.0.0.1 or ::`);
+    if (isIP(address) === 0) this.fail(`"${value}" is not an IP address (names are not looked up): e.g. 0.0.0.0, 127.0.0.1 or ::`);
     return address;
   }
 
-  httpUrl(name: string, fallback: string): string {
-    return this.httpUrlOrNull(name) ?? fallback;
+  httpUrl(fallback: string): string {
+    return this.httpUrlOrNull() ?? fallback;
   }
 
-  httpUrlOrNull(name: string): string | null {
-    const value = this.raw(name);
+  httpUrlOrNull(): string | null {
+    const value = this.text;
     if (value === undefined) return null;
     const url = URL.parse(value);
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new ConfigError(name, `"${value}" is not an absolute http(s) URL`);
-    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) this.fail(`"${value}" is not an absolute http(s) URL`);
     return url.href;
   }
 
@@ -101,8 +149,8 @@ export class Reader {
    * Comma-separated nameservers, each an IP address with an optional port: 192.0.2.53,
    * 192.0.2.53:5353, 2001:db8::53, [2001:db8::53]:5353. c-ares takes addresses only, not names.
    */
-  nameserversOrNull(name: string): string[] | null {
-    const value = this.raw(name);
+  nameserversOrNull(): string[] | null {
+    const value = this.text;
     if (value === undefined) return null;
     return value.split(',').map((entry) => {
       const server = entry.trim();
@@ -111,32 +159,30 @@ export class Reader {
       const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : v4 ? [v4[1]!, v4[2]] : [server, undefined];
       const family = isIP(host);
       if (family === 0 || (family === 6 && !bracketed && server.includes(']'))) {
-        throw new ConfigError(name, `"${server}" is not an IP address with an optional port (IPv6 in brackets when a port follows)`);
+        this.fail(`"${server}" is not an IP address with an optional port (IPv6 in brackets when a port follows)`);
       }
-      if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) throw new ConfigError(name, `"${server}" has no valid port`);
+      if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) this.fail(`"${server}" has no valid port`);
       return server;
     });
   }
 
   /** Comma-separated host:port addresses (a name or an IP; IPv6 in brackets). */
-  hostPortsOrNull(name: string): string[] | null {
-    const value = this.raw(name);
+  hostPortsOrNull(): string[] | null {
+    const value = this.text;
     if (value === undefined) return null;
     return value.split(',').map((entry) => {
       const address = entry.trim();
       const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(address);
-      if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) throw new ConfigError(name, `"${address}" is not host:port`);
+      if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) this.fail(`"${address}" is not host:port`);
       return address;
     });
   }
 
-  redisUrlOrNull(name: string): string | null {
-    const value = this.raw(name);
+  redisUrlOrNull(): string | null {
+    const value = this.text;
     if (value === undefined) return null;
     const url = URL.parse(value);
-    if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
-      throw new ConfigError(name, `"${value}" is not a redis:// or rediss:// URL`);
-    }
+    if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) this.fail(`"${value}" is not a redis:// or rediss:// URL`);
     return value;
   }
 }

@@ -1,8 +1,10 @@
-// Configuration is declared once: every setting, its default and its check.
-// Only src/main.ts reads process.env and hands it to loadConfig; everything else receives Config.
+// Configuration is declared once, in one table: every setting, its environment variable, its
+// default and its check, for the environment and the library's options alike. Only the entry
+// points (src/main.ts, the CLI, the health check) read process.env and hand it to loadConfig;
+// everything else receives Config.
 
 import { availableParallelism } from 'node:os';
-import { ConfigError, type Env, Reader } from './config-reader.js';
+import { ConfigError, type Env, Field } from './config-reader.js';
 import { parseTrustProxy, type TrustProxySetting } from './trusted-proxies.js';
 
 export { ConfigError };
@@ -21,7 +23,7 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** The page a metadata request without `url` is redirected to. */
   showcaseUrl: string;
-  /** Requests per window per client IP over the two data paths (paths.ts DATA_PATHS); 0 disables. */
+  /** Requests per window per client IP over the two data operations (api/router.ts); 0 disables. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
   /** Requests of one client in flight at once, on every path (api/client-concurrency.ts); 0 disables. */
@@ -124,138 +126,193 @@ export interface Config {
 
 const DEFAULT_PUBLIC_URL = 'https://github.com/linkpeek/linkpeek';
 
-/** Builds a Config from environment-style strings; throws ConfigError naming the first bad setting. */
-export function loadConfig(env: Env = {}): Config {
-  const read = new Reader(env);
-  const config: Config = {
-    port: read.int('PORT', 3000, { min: 0, max: 65535 }),
-    host: read.listenAddress('HOST', '0.0.0.0'),
-    publicBaseUrl: read.httpUrlOrNull('PUBLIC_BASE_URL'),
-    trustProxy: trustProxy(read.stringOrNull('TRUST_PROXY')),
-    logLevel: read.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
-    // A public page rich in og and twitter tags (docs/SPEC.md: the 302 "default showcase page").
-    showcaseUrl: read.httpUrl('SHOWCASE_URL', 'https://github.com/'),
-    rateLimitMax: read.int('RATE_LIMIT_MAX', 20, { min: 0 }),
-    rateLimitWindowMs: read.int('RATE_LIMIT_WINDOW_MS', 10_000, { min: 1 }),
-    rateLimitIpv6SiteMax: 0, // set below: its default depends on RATE_LIMIT_MAX
-    // A browser opens at most 6 connections to one origin, and a household or an office shares
-    // one IPv4 address; 32 is far from both and far from the 5,000 an attacker opened.
-    maxConnectionsPerClient: read.int('MAX_CONNECTIONS_PER_CLIENT', 32, { min: 0 }),
-    // The data endpoints allow 20 requests per 10 s, each of which may last its 9.5 s deadline.
-    maxRequestsInFlightPerClient: read.int('MAX_REQUESTS_IN_FLIGHT_PER_CLIENT', 24, { min: 0 }),
-    // A page of the docs loads a handful of files, a browser showing cards a few, a load balancer
-    // probes /healthz once a second; one address asking /healthz at 5,500 a second took most of a
-    // core (bench/results/fairness.md), at 50 it takes about 1% of one.
-    clientRequestsPerSecond: read.int('CLIENT_REQUESTS_PER_SECOND', 50, { min: 0 }),
-    clientRequestBurst: read.int('CLIENT_REQUEST_BURST', 100, { min: 1 }),
-    rateLimitOutage: read.oneOf('RATE_LIMIT_OUTAGE', 'share', OUTAGE_POLICIES),
-    redisUrl: read.redisUrlOrNull('REDIS_URL'),
-    redisClusterNodes: read.hostPortsOrNull('REDIS_CLUSTER_NODES'),
-    redisSentinels: read.hostPortsOrNull('REDIS_SENTINELS'),
-    redisSentinelMaster: read.string('REDIS_SENTINEL_MASTER', 'mymaster'),
-    // Redis answers in well under a millisecond on a local network; 250 ms is a stall, not load.
-    redisTimeoutMs: read.int('REDIS_TIMEOUT_MS', 250, { min: 1 }),
-    redisKeyPrefix: read.keyPrefix('REDIS_KEY_PREFIX', 'lp:'),
-    metricsPort: read.intOrNull('METRICS_PORT', { min: 1, max: 65535 }),
-    // The runtime's internals are nobody's business on the internet, and rendering them costs
-    // milliseconds a request that no rate limit counts.
-    metricsPublic: read.bool('METRICS_PUBLIC', false),
+/**
+ * One setting: its environment variable, whether only the HTTP face has it (its listener, rate
+ * limit, logs, Redis and process: not an option of the library), and how it is read. `read` gets
+ * the setting's text as a Field and the settings above it in the table, already read (for defaults
+ * and checks that depend on them). Its Config key is the library's option of the same name.
+ */
+interface Setting<T> {
+  env: string;
+  service?: true;
+  read: (field: Field, above: Config) => T;
+}
 
-    allowPrivateNetworks: read.bool('ALLOW_PRIVATE_NETWORKS', false),
-    fetchTimeoutMs: read.int('FETCH_TIMEOUT_MS', 8_000, { min: 1 }),
-    connectTimeoutMs: read.int('CONNECT_TIMEOUT_MS', 3_000, { min: 1 }),
-    maxRedirects: read.int('MAX_REDIRECTS', 5, { min: 0, max: 20 }),
-    maxPageBytes: read.int('MAX_PAGE_BYTES', 2 * 1024 * 1024, { min: 1024 }),
-    maxImageBytes: read.int('MAX_IMAGE_BYTES', 8 * 1024 * 1024, { min: 1024 }),
-    proxyIdleTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS
-    // MAX_IMAGE_BYTES (8 MiB) at about 70 KB/s, a slow mobile link's pace.
-    proxyBodyTimeoutMs: read.int('PROXY_BODY_TIMEOUT_MS', 120_000, { min: 1 }),
-    // Off by default: bench:fairness on a loaded machine (load 19) showed no gain for a
-    // bystander's uncached answers under 4 MB images at 16 or 64 addresses, the attackers' images
-    // slowed to the floor, and with a budget an HTTP/2 upstream cut at MAX_IMAGE_BYTES was not
-    // always cancelled (test/proxy/streaming.test.ts). The ceiling of the budget in use, which is
-    // cut while the event loop runs late (proxy/byte-scheduler.ts).
-    proxyEgressBytesPerSecond: read.int('PROXY_EGRESS_BYTES_PER_SECOND', 0, { min: 0 }),
-    userAgent: read.string('USER_AGENT', `LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`),
-    // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
-    // descriptors (the client's connection and the upstream's), a waiting one a descriptor; the
-    // event loop of two cores gives out first, past 4,000 held. Half of that, for slots and
-    // queue alike: 6,144 of the 20,000 descriptors a process gets here, about 200 MB.
-    maxConcurrentFetches: read.int('MAX_CONCURRENT_FETCHES', 2048, { min: 1 }),
-    fetchQueueMax: read.int('FETCH_QUEUE_MAX', 2048, { min: 0 }),
-    // An upper bound on a client's fair share (fetch/fairness/fair-queue.ts): one client's burst of
-    // previews runs 8 at once while few clients compete; the share shrinks below it past 255.
-    maxFetchesPerClient: read.int('MAX_FETCHES_PER_CLIENT', 8, { min: 0 }),
-    maxFetchesPerHost: read.int('MAX_FETCHES_PER_HOST', 16, { min: 0 }),
-    // A lookup costs one UDP query and no socket of its own: 512 stays within the resolver's
-    // 1,000 distinct names pending (DNS_CACHE.maxPending), prefetches included. Four per client:
-    // a page's host and its image, icon and oEmbed hosts.
-    maxConcurrentLookups: read.int('MAX_CONCURRENT_LOOKUPS', 512, { min: 1, max: 1000 }),
-    lookupQueueMax: read.int('LOOKUP_QUEUE_MAX', 1024, { min: 0 }),
-    maxLookupsPerClient: read.int('MAX_LOOKUPS_PER_CLIENT', 4, { min: 0 }),
-    upstreamCaFile: read.stringOrNull('UPSTREAM_CA_FILE'),
-    dnsTimeoutMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS and ENRICH_BUDGET_MS
-    dnsServers: read.nameserversOrNull('DNS_SERVERS'),
+/**
+ * Every setting, once: the environment (loadConfig) and the library's options
+ * (engine/options.ts) are both read through this table, with the same defaults, checks and
+ * messages, each naming settings in its own words. A setting whose default or check depends on
+ * another comes after it.
+ */
+export const SETTINGS = {
+  port: { env: 'PORT', service: true, read: (f) => f.int(3000, { min: 0, max: 65535 }) },
+  host: { env: 'HOST', service: true, read: (f) => f.listenAddress('0.0.0.0') },
+  publicBaseUrl: { env: 'PUBLIC_BASE_URL', service: true, read: (f) => f.httpUrlOrNull() },
+  trustProxy: { env: 'TRUST_PROXY', service: true, read: trustProxy },
+  logLevel: { env: 'LOG_LEVEL', service: true, read: (f) => f.oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) },
+  // A public page rich in og and twitter tags (docs/SPEC.md: the 302 "default showcase page").
+  showcaseUrl: { env: 'SHOWCASE_URL', service: true, read: (f) => f.httpUrl('https://github.com/') },
+  rateLimitMax: { env: 'RATE_LIMIT_MAX', service: true, read: (f) => f.int(20, { min: 0 }) },
+  rateLimitWindowMs: { env: 'RATE_LIMIT_WINDOW_MS', service: true, read: (f) => f.int(10_000, { min: 1 }) },
+  // One site (an IPv6 /48) gets ten clients' budgets: room for a household or an office of
+  // several people asking at once, where each of its 65,536 /64s would have had a full budget.
+  rateLimitIpv6SiteMax: { env: 'RATE_LIMIT_IPV6_48_MAX', service: true, read: (f, c) => f.int(10 * c.rateLimitMax, { min: 0 }) },
+  // A browser opens at most 6 connections to one origin, and a household or an office shares
+  // one IPv4 address; 32 is far from both and far from the 5,000 an attacker opened.
+  maxConnectionsPerClient: { env: 'MAX_CONNECTIONS_PER_CLIENT', service: true, read: (f) => f.int(32, { min: 0 }) },
+  // The data endpoints allow 20 requests per 10 s, each of which may last its 9.5 s deadline.
+  maxRequestsInFlightPerClient: { env: 'MAX_REQUESTS_IN_FLIGHT_PER_CLIENT', service: true, read: (f) => f.int(24, { min: 0 }) },
+  // A page of the docs loads a handful of files, a browser showing cards a few, a load balancer
+  // probes /healthz once a second; one address asking /healthz at 5,500 a second took most of a
+  // core (bench/results/fairness.md), at 50 it takes about 1% of one.
+  clientRequestsPerSecond: { env: 'CLIENT_REQUESTS_PER_SECOND', service: true, read: (f) => f.int(50, { min: 0 }) },
+  clientRequestBurst: { env: 'CLIENT_REQUEST_BURST', service: true, read: (f) => f.int(100, { min: 1 }) },
+  rateLimitOutage: { env: 'RATE_LIMIT_OUTAGE', read: (f) => f.oneOf('share', OUTAGE_POLICIES) },
+  redisUrl: { env: 'REDIS_URL', service: true, read: (f) => f.redisUrlOrNull() },
+  redisClusterNodes: { env: 'REDIS_CLUSTER_NODES', read: (f) => f.hostPortsOrNull() },
+  redisSentinels: { env: 'REDIS_SENTINELS', read: (f, c) => onlyOneRedis(f, c, f.hostPortsOrNull()) },
+  redisSentinelMaster: { env: 'REDIS_SENTINEL_MASTER', read: (f) => f.string('mymaster') },
+  // Redis answers in well under a millisecond on a local network; 250 ms is a stall, not load.
+  redisTimeoutMs: { env: 'REDIS_TIMEOUT_MS', service: true, read: (f) => f.int(250, { min: 1 }) },
+  redisKeyPrefix: { env: 'REDIS_KEY_PREFIX', service: true, read: (f) => f.keyPrefix('lp:') },
+  metricsPort: { env: 'METRICS_PORT', service: true, read: (f) => f.intOrNull({ min: 1, max: 65535 }) },
+  // The runtime's internals are nobody's business on the internet, and rendering them costs
+  // milliseconds a request that no rate limit counts.
+  metricsPublic: { env: 'METRICS_PUBLIC', service: true, read: (f) => f.bool(false) },
 
-    cacheTtlMs: read.int('CACHE_TTL_MS', 12 * 60 * 60 * 1000, { min: 0 }),
-    cacheFailureTtlMs: read.int('CACHE_FAILURE_TTL_MS', 60_000, { min: 0 }),
-    cacheMaxEntries: read.int('CACHE_MAX_ENTRIES', 10_000, { min: 1 }),
-    cacheMaxBytes: read.int('CACHE_MAX_BYTES', 64 * 1024 * 1024, { min: 1024 }),
+  allowPrivateNetworks: { env: 'ALLOW_PRIVATE_NETWORKS', read: (f) => f.bool(false) },
+  fetchTimeoutMs: { env: 'FETCH_TIMEOUT_MS', read: (f) => f.int(8_000, { min: 1 }) },
+  connectTimeoutMs: { env: 'CONNECT_TIMEOUT_MS', read: (f) => f.int(3_000, { min: 1 }) },
+  maxRedirects: { env: 'MAX_REDIRECTS', read: (f) => f.int(5, { min: 0, max: 20 }) },
+  maxPageBytes: { env: 'MAX_PAGE_BYTES', read: (f) => f.int(2 * 1024 * 1024, { min: 1024 }) },
+  maxImageBytes: { env: 'MAX_IMAGE_BYTES', read: (f) => f.int(8 * 1024 * 1024, { min: 1024 }) },
+  // A stall is cut no later after its last byte than a whole fetch may take.
+  proxyIdleTimeoutMs: { env: 'PROXY_IDLE_TIMEOUT_MS', service: true, read: (f, c) => f.int(c.fetchTimeoutMs, { min: 1 }) },
+  // MAX_IMAGE_BYTES (8 MiB) at about 70 KB/s, a slow mobile link's pace.
+  proxyBodyTimeoutMs: { env: 'PROXY_BODY_TIMEOUT_MS', service: true, read: (f) => f.int(120_000, { min: 1 }) },
+  // Off by default: bench:fairness on a loaded machine (load 19) showed no gain for a
+  // bystander's uncached answers under 4 MB images at 16 or 64 addresses, the attackers' images
+  // slowed to the floor, and with a budget an HTTP/2 upstream cut at MAX_IMAGE_BYTES was not
+  // always cancelled (test/proxy/streaming.test.ts). The ceiling of the budget in use, which is
+  // cut while the event loop runs late (proxy/byte-scheduler.ts).
+  proxyEgressBytesPerSecond: { env: 'PROXY_EGRESS_BYTES_PER_SECOND', service: true, read: (f) => f.int(0, { min: 0 }) },
+  userAgent: { env: 'USER_AGENT', read: (f) => f.headerValue(`LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`) },
+  // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
+  // descriptors (the client's connection and the upstream's), a waiting one a descriptor; the
+  // event loop of two cores gives out first, past 4,000 held. Half of that, for slots and
+  // queue alike: 6,144 of the 20,000 descriptors a process gets here, about 200 MB.
+  maxConcurrentFetches: { env: 'MAX_CONCURRENT_FETCHES', read: (f) => f.int(2048, { min: 1 }) },
+  fetchQueueMax: { env: 'FETCH_QUEUE_MAX', read: (f) => f.int(2048, { min: 0 }) },
+  // An upper bound on a client's fair share (fetch/fairness/fair-queue.ts): one client's burst of
+  // previews runs 8 at once while few clients compete; the share shrinks below it past 255.
+  maxFetchesPerClient: { env: 'MAX_FETCHES_PER_CLIENT', read: (f) => f.int(8, { min: 0 }) },
+  maxFetchesPerHost: { env: 'MAX_FETCHES_PER_HOST', read: (f) => f.int(16, { min: 0 }) },
+  // A lookup costs one UDP query and no socket of its own: 512 stays within the resolver's
+  // 1,000 distinct names pending (DNS_CACHE.maxPending), prefetches included. Four per client:
+  // a page's host and its image, icon and oEmbed hosts.
+  maxConcurrentLookups: { env: 'MAX_CONCURRENT_LOOKUPS', read: (f) => f.int(512, { min: 1, max: 1000 }) },
+  lookupQueueMax: { env: 'LOOKUP_QUEUE_MAX', read: (f) => f.int(1024, { min: 0 }) },
+  maxLookupsPerClient: { env: 'MAX_LOOKUPS_PER_CLIENT', read: (f) => f.int(4, { min: 0 }) },
+  upstreamCaFile: { env: 'UPSTREAM_CA_FILE', read: (f) => f.certificateFileOrNull() },
+  dnsServers: { env: 'DNS_SERVERS', read: (f) => f.nameserversOrNull() },
 
-    enrichBudgetMs: read.int('ENRICH_BUDGET_MS', 1_500, { min: 0 }),
-    // One worker a core: the event loop answers and waits on the network, the workers compute.
-    scanWorkers: read.int('SCAN_WORKERS', availableParallelism(), { min: 0, max: 64 }),
-    // 50 ms: within the bystander's +50 ms at the median. Measured in bench:fairness (bench/results/fairness.md).
-    shedTargetMs: read.int('SHED_TARGET_MS', 50, { min: 0, max: 10_000 }),
-    requestDeadlineMs: 0, // set below: its default depends on FETCH_TIMEOUT_MS and ENRICH_BUDGET_MS
-    probeImages: read.bool('PROBE_IMAGES', true),
-    safetyAdultList: read.stringOrNull('SAFETY_ADULT_LIST'),
-    safetyThreatList: read.stringOrNull('SAFETY_THREAT_LIST'),
-    safeBrowsingApiKey: read.stringOrNull('SAFE_BROWSING_API_KEY'),
-    safeBrowsingUrl: read.httpUrl('SAFE_BROWSING_URL', 'https://safebrowsing.googleapis.com/v4/threatMatches:find'),
+  cacheTtlMs: { env: 'CACHE_TTL_MS', read: (f) => f.int(12 * 60 * 60 * 1000, { min: 0 }) },
+  cacheFailureTtlMs: { env: 'CACHE_FAILURE_TTL_MS', read: (f) => f.int(60_000, { min: 0 }) },
+  cacheMaxEntries: { env: 'CACHE_MAX_ENTRIES', read: (f) => f.int(10_000, { min: 1 }) },
+  cacheMaxBytes: { env: 'CACHE_MAX_BYTES', read: (f) => f.int(64 * 1024 * 1024, { min: 1024 }) },
 
-    shutdownGraceMs: read.int('SHUTDOWN_GRACE_MS', 10_000, { min: 0 }),
-    shutdownDrainMs: 0, // set below: its default depends on SHUTDOWN_GRACE_MS
-    headersTimeoutMs: read.int('HEADERS_TIMEOUT_MS', 10_000, { min: 1 }),
-    requestTimeoutMs: read.int('REQUEST_TIMEOUT_MS', 15_000, { min: 1 }),
-    keepAliveTimeoutMs: read.int('KEEP_ALIVE_TIMEOUT_MS', 5_000, { min: 1 }),
-    gcHeapGrowthPercent: read.int('GC_HEAP_GROWTH_PERCENT', 50, { min: 0, max: 300 }),
-  };
+  enrichBudgetMs: { env: 'ENRICH_BUDGET_MS', read: (f) => f.int(1_500, { min: 0 }) },
   // 2 s at most (below the 3 s connect deadline), never more than half of a shorter fetch
   // deadline, and no longer than the enrichment budget (1.5 s by default; 500 ms at the least): a
   // lookup that outlives the budget makes the probe of a host that never answers wait its whole
   // budget, and then the next page's probe wait again for the rest of the lookup, where one within
-  // the budget has failed, and is remembered, by the time the budget ends.
-  const redisSettings = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'].filter((name) => (env[name] ?? '').trim() !== '');
-  if (redisSettings.length > 1) throw new ConfigError(redisSettings[1]!, `set only one of ${redisSettings.join(' and ')}`);
-  const dnsDefault = Math.min(2_000, Math.floor(config.fetchTimeoutMs / 2), Math.max(500, config.enrichBudgetMs));
-  config.dnsTimeoutMs = read.int('DNS_TIMEOUT_MS', Math.max(1, dnsDefault), { min: 1 });
-  // A lookup that may outlive the fetch deadline would turn every DNS stall into a fetch timeout.
-  if (config.dnsTimeoutMs >= config.fetchTimeoutMs) {
-    throw new ConfigError('DNS_TIMEOUT_MS', `must be below FETCH_TIMEOUT_MS (${config.fetchTimeoutMs})`);
-  }
+  // the budget has failed, and is remembered, by the time the budget ends. A lookup that may
+  // outlive the fetch deadline would turn every DNS stall into a fetch timeout.
+  dnsTimeoutMs: {
+    env: 'DNS_TIMEOUT_MS',
+    read: (f, c) => {
+      const fallback = Math.min(2_000, Math.floor(c.fetchTimeoutMs / 2), Math.max(500, c.enrichBudgetMs));
+      const ms = f.int(Math.max(1, fallback), { min: 1 });
+      if (ms >= c.fetchTimeoutMs) f.fail(`must be below ${f.nameOf('fetchTimeoutMs')} (${c.fetchTimeoutMs})`);
+      return ms;
+    },
+  },
+  // One worker a core: the event loop answers and waits on the network, the workers compute.
+  scanWorkers: { env: 'SCAN_WORKERS', read: (f) => f.int(availableParallelism(), { min: 0, max: 64 }) },
+  // 50 ms: within the bystander's +50 ms at the median (bench:fairness, bench/results/fairness.md).
+  // The service's alone: the library never refuses a page.
+  shedTargetMs: { env: 'SHED_TARGET_MS', service: true, read: (f) => f.int(50, { min: 0, max: 10_000 }) },
   // The sum of the two stages' own bounds, so neither is cut shorter than its setting says by
   // default; what it adds is one bound over both and what lies between them (the scan after the
   // last byte, the rules): a fetch that ends late leaves the enrichment only what remains.
-  // A stall is cut no later after its last byte than a whole fetch may take.
-  config.proxyIdleTimeoutMs = read.int('PROXY_IDLE_TIMEOUT_MS', config.fetchTimeoutMs, { min: 1 });
-  // One site (an IPv6 /48) gets ten clients' budgets: room for a household or an office of
-  // several people asking at once, where each of its 65,536 /64s would have had a full budget.
-  config.rateLimitIpv6SiteMax = read.int('RATE_LIMIT_IPV6_48_MAX', 10 * config.rateLimitMax, { min: 0 });
+  requestDeadlineMs: { env: 'REQUEST_DEADLINE_MS', read: (f, c) => f.int(c.fetchTimeoutMs + c.enrichBudgetMs, { min: 1 }) },
+  probeImages: { env: 'PROBE_IMAGES', read: (f) => f.bool(true) },
+  safetyAdultList: { env: 'SAFETY_ADULT_LIST', read: (f) => f.stringOrNull() },
+  safetyThreatList: { env: 'SAFETY_THREAT_LIST', read: (f) => f.stringOrNull() },
+  safeBrowsingApiKey: { env: 'SAFE_BROWSING_API_KEY', read: (f) => f.stringOrNull() },
+  safeBrowsingUrl: { env: 'SAFE_BROWSING_URL', read: (f) => f.httpUrl('https://safebrowsing.googleapis.com/v4/threatMatches:find') },
+
+  shutdownGraceMs: { env: 'SHUTDOWN_GRACE_MS', service: true, read: (f) => f.int(10_000, { min: 0 }) },
   // A load balancer needs a few of its health checks (often 2 to 3 of 1 to 2 s) to see `stopping`
   // and send no more: 5 s, but never more than half of the grace, so what it accepted last has
   // the other half to finish.
-  config.shutdownDrainMs = read.int('SHUTDOWN_DRAIN_MS', Math.min(5_000, Math.floor(config.shutdownGraceMs / 2)), { min: 0 });
-  if (config.shutdownDrainMs > config.shutdownGraceMs) {
-    throw new ConfigError('SHUTDOWN_DRAIN_MS', `must be at most SHUTDOWN_GRACE_MS (${config.shutdownGraceMs})`);
-  }
-  config.requestDeadlineMs = read.int('REQUEST_DEADLINE_MS', config.fetchTimeoutMs + config.enrichBudgetMs, { min: 1 });
-  return config;
+  shutdownDrainMs: {
+    env: 'SHUTDOWN_DRAIN_MS',
+    service: true,
+    read: (f, c) => {
+      const ms = f.int(Math.min(5_000, Math.floor(c.shutdownGraceMs / 2)), { min: 0 });
+      if (ms > c.shutdownGraceMs) f.fail(`must be at most ${f.nameOf('shutdownGraceMs')} (${c.shutdownGraceMs})`);
+      return ms;
+    },
+  },
+  headersTimeoutMs: { env: 'HEADERS_TIMEOUT_MS', service: true, read: (f) => f.int(10_000, { min: 1 }) },
+  requestTimeoutMs: { env: 'REQUEST_TIMEOUT_MS', service: true, read: (f) => f.int(15_000, { min: 1 }) },
+  keepAliveTimeoutMs: { env: 'KEEP_ALIVE_TIMEOUT_MS', service: true, read: (f) => f.int(5_000, { min: 1 }) },
+  gcHeapGrowthPercent: { env: 'GC_HEAP_GROWTH_PERCENT', service: true, read: (f) => f.int(50, { min: 0, max: 300 }) },
+} as const satisfies { [K in keyof Config]: Setting<Config[K]> };
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** The settings only the HTTP face has (not options of the library). */
+export type ServiceSetting = { [K in SettingName]: (typeof SETTINGS)[K] extends { service: true } ? K : never }[SettingName];
+
+/** Where the settings' texts come from, and how that source names them. */
+export interface SettingSource {
+  /** The setting's text; undefined (or blank) when unset. */
+  text(setting: SettingName): string | undefined;
+  /** FETCH_TIMEOUT_MS for the environment, fetchTimeoutMs for the library. */
+  name(setting: SettingName): string;
 }
 
-function trustProxy(text: string | null): TrustProxySetting {
+/** Reads every setting of the table from `source`; throws ConfigError naming the first bad one. */
+export function readSettings(source: SettingSource): Config {
+  const config = {} as Record<SettingName, unknown>;
+  const nameOf = (setting: string) => source.name(setting as SettingName);
+  for (const name of Object.keys(SETTINGS) as SettingName[]) {
+    const setting: Setting<unknown> = SETTINGS[name];
+    config[name] = setting.read(new Field(source.name(name), source.text(name), nameOf), config as Config);
+  }
+  return config as Config;
+}
+
+/** Builds a Config from environment-style strings; throws ConfigError naming the first bad setting. */
+export function loadConfig(env: Env = {}): Config {
+  return readSettings({ text: (setting) => env[SETTINGS[setting].env], name: (setting) => SETTINGS[setting].env });
+}
+
+/** One shape of Redis at most: which one was meant is not guessed. */
+function onlyOneRedis(field: Field, above: Config, sentinels: string[] | null): string[] | null {
+  const set = (['redisUrl', 'redisClusterNodes', 'redisSentinels'] as const).filter((name) =>
+    name === 'redisSentinels' ? sentinels !== null : above[name] !== null,
+  );
+  if (set.length > 1) throw new ConfigError(field.nameOf(set[1]!), `set only one of ${set.map(field.nameOf).join(' and ')}`);
+  return sentinels;
+}
+
+function trustProxy(field: Field): TrustProxySetting {
+  const text = field.stringOrNull();
   if (text === null) return false;
   const setting = parseTrustProxy(text);
-  if (typeof setting === 'object' && 'error' in setting) throw new ConfigError('TRUST_PROXY', setting.error);
+  if (typeof setting === 'object' && 'error' in setting) field.fail(setting.error);
   return setting;
 }

@@ -1,13 +1,12 @@
 // A metadata answer as stored and sent: encoded once, kept in the answer store for as long as its
 // extraction lives, and sent with the same headers whether it was just made (the miss that stored
-// it) or found stored (every hit after). Hits are answered by an ordinary middleware placed after
-// the rate limit (src/app.ts): a hit is logged, given CORS headers and counted like any request,
-// and never reaches routing, validation or the metadata service.
+// it) or found stored (every hit after). A hit is answered by a step of the metadata operation's
+// chain, after its rate limit (api/router.ts): it is logged, given CORS headers and counted like
+// any request, and never reaches validation or the metadata service.
 
 import type { Context, Next } from 'koa';
 import type { Metadata } from '../../generated/types.gen.js';
 import type { ResponseStore } from '../cache/response-store.js';
-import { PATHS } from '../paths.js';
 import { codedBody, lazyBodies, preferredCoding, type Coding } from '../content-coding.js';
 import { WARNING_HEADER } from './near-miss.js';
 import { setHeaders } from './set-headers.js';
@@ -15,9 +14,6 @@ import { HIT_SERVER_TIMING } from './server-timing.js';
 
 /** docs/SPEC.md, the metadata endpoint: a successful response may be cached for 12 hours. */
 const CACHE_CONTROL = 'public, max-age=43200';
-
-/** Stored answers are kept by exact request target; only this path with a query has any. */
-const STORED_PREFIX = `${PATHS.metadata}?`;
 
 const HEADERS: Record<Coding, Readonly<Record<string, string>>> = {
   identity: headersFor('identity'),
@@ -42,14 +38,13 @@ function headersFor(coding: Coding): Record<string, string> {
 }
 
 /**
- * Answers a GET or HEAD whose exact request target is stored, in the coding the client accepts;
- * anything else goes on.
+ * Answers a request whose exact request target is stored, in the coding the client accepts;
+ * anything else goes on. Stored answers are kept by exact request target (sendAnswer), so a
+ * request reaches one only through the metadata operation's GET or HEAD, whose chain this is.
  */
 export function cachedAnswers(responses: ResponseStore, onHit: () => void = () => {}) {
   return function cachedAnswers(ctx: Context, next: Next): Promise<void> | void {
-    const target = ctx.originalUrl;
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !target.startsWith(STORED_PREFIX)) return next();
-    const bodies = responses.get(target);
+    const bodies = responses.get(ctx.originalUrl);
     if (bodies === undefined) return next();
     const { body, coding } = codedBody(bodies, preferredCoding(ctx.get('Accept-Encoding')));
     setHeaders(ctx.res, HIT_HEADERS[coding]);

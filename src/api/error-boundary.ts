@@ -1,15 +1,12 @@
 // The one place errors become HTTP. Everything below it throws typed errors from
 // src/errors.ts; this picks the body shape of the endpoint (docs/SPEC.md "Errors") and never lets a
-// stack reach the client.
+// stack reach the client. The body's shape is the matched route's (api/router.ts), set before any
+// step that may throw.
 
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { LinkPeekError, describeError, toHttpError, type ErrorSurface } from '../errors.js';
-import { PATHS } from '../paths.js';
-
-function surfaceOf(path: string): ErrorSurface {
-  return path === PATHS.proxy ? 'proxy' : 'metadata';
-}
+import { LinkPeekError, describeError, toHttpError } from '../errors.js';
+import { routeOf } from './route.js';
 
 export function errorBoundary(logger: Logger) {
   return async function errorBoundary(ctx: Context, next: Next): Promise<void> {
@@ -23,7 +20,7 @@ export function errorBoundary(logger: Logger) {
         logger.warn({ reqId: ctx.state.reqId, err: describeError(err) }, 'response aborted after headers');
         return;
       }
-      const http = toHttpError(err, surfaceOf(ctx.path));
+      const http = toHttpError(err, routeOf(ctx).surface);
       if (http.status >= 500 && !(err instanceof LinkPeekError)) {
         logger.error({ reqId: ctx.state.reqId, err }, 'unexpected error');
       } else {

@@ -6,7 +6,6 @@ import type { Context } from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { Config } from '../config.js';
 import type { GetMetadataData, ProxyImageData } from '../../generated/types.gen.js';
-import { NotFound } from '../errors.js';
 import type { HealthMonitor } from '../health.js';
 import type { Metrics } from '../metrics.js';
 import { parseTarget } from '../fetch/target.js';
@@ -73,9 +72,6 @@ export function createHandlers({ config, metadata, proxy, health, metrics, respo
     },
 
     async getMetrics(_c: ApiContext, ctx: Context) {
-      // With METRICS_PORT, metrics are served only on that listener (src/metrics-server.ts); on
-      // the public port only when the operator asked for it.
-      if (config.metricsPort !== null || !config.metricsPublic) throw new NotFound(ctx.path);
       ctx.set('Cache-Control', 'no-store');
       ctx.type = metrics.registry.contentType;
       ctx.body = await metrics.registry.metrics();

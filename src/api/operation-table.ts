@@ -6,7 +6,11 @@
 
 import type { Operation } from 'openapi-backend';
 
-export type Match = { operation: Operation } | { missing: 'notFound' | 'methodNotAllowed' };
+export type Match =
+  | { operation: Operation }
+  | { missing: 'notFound' }
+  /** The path is documented (`at` is one of its operations); the method is not. */
+  | { missing: 'methodNotAllowed'; at: Operation };
 
 export interface OperationTable {
   /** `method` in lower case, `path` as the request names it (no trailing-slash folding). */
@@ -40,7 +44,7 @@ export function operationTable(operations: Operation[]): OperationTable {
         const operation = methods.get(method);
         if (operation) return { operation };
       }
-      return { missing: 'methodNotAllowed' };
+      return { missing: 'methodNotAllowed', at: candidates[0]!.methods.values().next().value! };
     },
   };
 }

@@ -1,15 +1,15 @@
 // One budget per client IP over the two data endpoints together (docs/SPEC.md "Limits": 20 requests
-// per 10 s, shared by both data paths of paths.ts; /component.js, /openapi.yaml and / are not
+// per 10 s, shared by both data operations; /component.js, /openapi.yaml and / are not
 // counted). A client is its IPv4 address or its IPv6 /64 (client-key.ts); an IPv6 client's /48
 // has a second, larger budget over all its /64s (RATE_LIMIT_IPV6_48_MAX). The stores decide;
-// this sets the headers and raises RateLimited. Only these exact paths reach the two operations
-// (api/router.ts answers a trailing slash 404), so counting by path misses none of them.
+// this sets the headers and raises RateLimited. Which requests are counted is the route table's
+// to say (api/router.ts): the two operations' chains, and a wrong method on their paths.
 
 import type { Next, ParameterizedContext } from 'koa';
 import { RateLimited } from '../errors.js';
 import type { RateDecision, RateLimitStore } from '../store/rate-limit.js';
-import { DATA_PATHS } from '../paths.js';
 import type { ProxyTrust } from '../trusted-proxies.js';
+import type { Client } from '../client-key.js';
 import { requestClient } from './client-ip.js';
 import { setHeaders } from './set-headers.js';
 
@@ -29,15 +29,33 @@ export interface RateLimitStores {
 }
 
 /**
- * Counts each request to a data path once, stored answers included (they come after it). A
- * request its /64 allows is counted in its /48 too; the headers are those of the budget that
- * decided (the /48's when it refuses).
+ * Names the client of every request (ctx.state.client, and its IP in ctx.state.clientIp for the
+ * log and the handlers), once, whatever the route.
  */
-export function rateLimit(stores: RateLimitStores | null, trust: ProxyTrust, onLimited: (path: string) => void = () => {}) {
-  return async function rateLimit(ctx: ParameterizedContext<{ clientIp?: string }>, next: Next): Promise<void> {
+export function identifyClient(trust: ProxyTrust) {
+  return function identifyClient(ctx: ParameterizedContext<ClientState>, next: Next): Promise<void> {
     const client = requestClient(ctx.req, trust);
+    ctx.state.client = client;
     ctx.state.clientIp = client.ip;
-    if (stores === null || !DATA_PATHS.has(ctx.path)) return next();
+    return next();
+  };
+}
+
+export interface ClientState {
+  client?: Client;
+  clientIp?: string;
+}
+
+/**
+ * Counts a request of the client identifyClient named, stored answers included (they come after
+ * it in their chain). A request its /64 allows is counted in its /48 too; the headers are those of
+ * the budget that decided (the /48's when it refuses). `onLimited` hears the refused route's label.
+ */
+export function rateLimit(stores: RateLimitStores | null, onLimited: (ctx: ParameterizedContext) => void = () => {}) {
+  return async function rateLimit(ctx: ParameterizedContext<ClientState>, next: Next): Promise<void> {
+    if (stores === null) return next();
+    // identifyClient runs before every route's chain (src/app.ts).
+    const client = ctx.state.client!;
     let decision = await stores.client.hit(client.key);
     if (decision.allowed && client.site !== null && stores.site !== null) {
       const site = await stores.site.hit(client.site);
@@ -45,7 +63,7 @@ export function rateLimit(stores: RateLimitStores | null, trust: ProxyTrust, onL
     }
     setHeaders(ctx.res, rateLimitHeaders(decision));
     if (!decision.allowed) {
-      onLimited(ctx.path);
+      onLimited(ctx);
       throw new RateLimited(decision.retryAfterSeconds);
     }
     return next();

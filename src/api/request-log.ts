@@ -7,13 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
-import { PATHS } from '../paths.js';
+import { routeOf } from './route.js';
 
 /** Query strings can be as long as MAX_URL_LENGTH and more; the log keeps a bounded prefix. */
 const LOGGED_URL_MAX = 512;
-
-/** Paths with a route label of their own; everything else is "other" (bounded label values). */
-const ROUTES: ReadonlySet<string> = new Set(Object.values(PATHS));
 
 /** The status sent, or "cut": the headers left but the body did not arrive whole. */
 export type LoggedStatus = number | 'cut';
@@ -25,8 +22,8 @@ interface RequestRecord {
   method: string;
   /** The request target as sent (path and query). */
   url: string;
-  /** The path alone, for the route label. */
-  path: string;
+  /** The matched route's label (api/router.ts): a documented path, or "other" (bounded label values). */
+  route: string;
   status: LoggedStatus;
   /** performance.now() when the request arrived. */
   started: number;
@@ -40,10 +37,10 @@ export type RequestLogger = (record: RequestRecord) => void;
 export const newRequestId: () => string = randomUUID;
 
 export function requestLogger(logger: Logger, observe: RequestObserver = () => {}): RequestLogger {
-  return function logRequest({ reqId, method, url, path, status, started, ip, reason }) {
+  return function logRequest({ reqId, method, url, route, status, started, ip, reason }) {
     const ms = Math.round((performance.now() - started) * 10) / 10;
     const line = { reqId, method, url: loggedTarget(url).slice(0, LOGGED_URL_MAX), status, ms, ip, reason };
-    observe(ROUTES.has(path) ? path : 'other', status, ms / 1000);
+    observe(route, status, ms / 1000);
     if (status === 'cut' || status >= 500) logger.warn(line, 'request');
     else logger.info(line, 'request');
   };
@@ -79,7 +76,7 @@ export function requestLog(logRequest: RequestLogger) {
         reqId,
         method: ctx.method,
         url: ctx.originalUrl,
-        path: ctx.path,
+        route: routeOf(ctx).label,
         status,
         started,
         ip: ctx.state.clientIp as string | undefined,

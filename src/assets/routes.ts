@@ -1,10 +1,11 @@
 // GET /component.js, GET /linkpeek-preview.css (the element's height reserve, built beside it),
-// GET /, GET /favicon.ico and GET /docs with its files. Everything else passes to next().
-import type Koa from 'koa';
+// GET /, GET /favicon.ico and GET /docs with its files: the operations of openapi.yaml answered
+// from files. Which request reaches which is the route table's to say (api/router.ts).
+import type { Context } from 'koa';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { NotFound } from '../errors.js';
-import { PATHS } from '../paths.js';
+import type { Step } from '../api/route.js';
 import { componentBundle, DEFAULT_BUNDLE_PATH } from './component-bundle.js';
 import { DOCS_CSP, docsAssets } from './docs.js';
 import { faviconIco } from './favicon.js';
@@ -20,7 +21,22 @@ export interface AssetOptions {
   bundlePath?: string;
 }
 
-export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Middleware {
+/** The operations of openapi.yaml answered from files, by operationId. */
+export interface AssetOperations {
+  getComponent: Step;
+  getReserveStylesheet: Step;
+  getShowcase: Step;
+  getDocs: Step;
+  getDocsWithSlash: Step;
+  getDocsFile: Step;
+  getFavicon: Step;
+}
+
+/**
+ * The handlers of the static operations: the last step of each one's chain in the route table
+ * (api/router.ts), which matched the request's path and method (GET or HEAD) already.
+ */
+export function assetOperations(config: Config, options: AssetOptions = {}): AssetOperations {
   const bundlePath = options.bundlePath ?? DEFAULT_BUNDLE_PATH;
   const bundle = componentBundle(bundlePath);
   const reserveCss = componentBundle(path.join(path.dirname(bundlePath), 'linkpeek-preview.css'));
@@ -30,23 +46,23 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
   let reserveAsset: { bytes: Buffer; asset: Promise<StaticAsset> } | null = null;
   const favicon = StaticAsset.load(faviconIco(), { type: 'image/x-icon', cacheControl: BUNDLE_CACHE_CONTROL });
 
-  return async (ctx, next) => {
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+  async function docsFile(ctx: Context): Promise<void> {
+    const asset = await docs(ctx.path);
+    // Not one of the files (openapi.yaml's enum), or not built: 404, never a bad parameter.
+    if (!asset) throw new NotFound(ctx.path);
+    ctx.set('Content-Security-Policy', DOCS_CSP);
+    asset.send(ctx);
+  }
 
-    if (ctx.path === '/docs' || ctx.path.startsWith('/docs/')) {
-      const asset = await docs(ctx.path);
-      // Not one of the files (openapi.yaml's enum), or not built: 404, before the router would
-      // call the name a bad parameter.
-      if (!asset) throw new NotFound(ctx.path);
-      ctx.set('Content-Security-Policy', DOCS_CSP);
-      asset.send(ctx);
-      return;
-    }
+  return {
+    getDocs: docsFile,
+    getDocsWithSlash: docsFile,
+    getDocsFile: docsFile,
 
-    if (ctx.path === '/component.js') {
+    async getComponent(ctx) {
       const bytes = await bundle.read();
       // A module script from another origin needs CORS; set here too so the element loads even
-      // if this middleware is mounted before the CORS one.
+      // if it is served without the app's CORS middleware.
       ctx.set('Access-Control-Allow-Origin', '*');
       if (!bytes) {
         ctx.status = 503;
@@ -57,32 +73,26 @@ export function assetRoutes(config: Config, options: AssetOptions = {}): Koa.Mid
       if (component?.bytes !== bytes)
         component = { bytes, asset: StaticAsset.load(bytes, { type: 'application/javascript; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL }) };
       (await component.asset).send(ctx);
-      return;
-    }
+    },
 
-    if (ctx.path === PATHS.favicon) {
+    async getFavicon(ctx) {
       (await favicon).send(ctx);
-      return;
-    }
+    },
 
-    if (ctx.path === '/linkpeek-preview.css') {
+    async getReserveStylesheet(ctx) {
       const bytes = await reserveCss.read();
-      if (!bytes) return next();
+      if (!bytes) throw new NotFound(ctx.path);
       ctx.set('Access-Control-Allow-Origin', '*');
       if (reserveAsset?.bytes !== bytes)
         reserveAsset = { bytes, asset: StaticAsset.load(bytes, { type: 'text/css; charset=utf-8', cacheControl: BUNDLE_CACHE_CONTROL }) };
       (await reserveAsset.asset).send(ctx);
-      return;
-    }
+    },
 
-    if (ctx.path === '/') {
+    getShowcase(ctx) {
       ctx.set('Cache-Control', SHOWCASE_CACHE_CONTROL);
       ctx.set('Content-Security-Policy', SHOWCASE_CSP);
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = showcase;
-      return;
-    }
-
-    return next();
+    },
   };
 }

@@ -22,7 +22,7 @@ import { scanPage } from '../scan/page-scan.js';
 import { invalidArgument } from './preview-error.js';
 
 export interface ExtractHtmlOptions {
-  /** The page's URL (absolute http or https): relative links resolve against it. Nothing is fetched from it. */
+  /** Required: the page's URL (absolute http or https), which relative links resolve against. Nothing is fetched from it. */
   url: string | URL;
   /** The response headers the page came with, if any: Content-Type's charset (for bytes), Content-Language, and bot-check markers. */
   headers?: Readonly<Record<string, string>>;

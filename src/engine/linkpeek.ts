@@ -24,9 +24,22 @@ export interface MetadataOptions {
 }
 
 export interface LinkPeek {
-  /** The Metadata of the page at `url`, as GET /v1/metadata answers it; rejects with a PreviewError. */
+  /**
+   * The Metadata of the page at `url`, as GET /v1/metadata answers it.
+   *
+   * @param url Required: the page's absolute http(s) URL.
+   * @throws PreviewError the API's 422 reason and message, or `invalid_input` naming the bad argument (`url: …`).
+   */
   metadata(url: string | URL, options?: MetadataOptions): Promise<Metadata>;
-  /** The Metadata of a page the caller already has (a string, or bytes in the page's charset); no network. */
+  /**
+   * The Metadata of a page the caller already has; no network.
+   *
+   * @param html The page: a string, or bytes in the page's charset.
+   * @param options `url` is required: the page's absolute http(s) URL, which its links resolve
+   *   against (nothing is fetched from it, and it may be private). `headers` and `prefer` are optional.
+   * @throws PreviewError `invalid_input` when an argument is missing or bad; its message names the
+   *   argument (`url: is required: …`).
+   */
   extract(html: string | Uint8Array, options: ExtractHtmlOptions): Promise<Metadata>;
   /** Ends what the engine holds open (connections, list watchers); fetches in flight end first. */
   close(): Promise<void>;

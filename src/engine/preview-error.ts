@@ -1,6 +1,7 @@
 // The library's one error: what the API would have answered, as a value. Built from errors.ts's
-// toHttpError, the one mapping of errors to answers, so `reason` and `message` are exactly those of
-// the API's bodies (docs/SPEC.md "Errors"): the 422's reason and message, the 400's message.
+// toHttpError, the one mapping of errors to answers, so `reason` and `message` are those of the
+// API's bodies (docs/SPEC.md "Errors"): the 422's reason and message; for a 400, each problem's
+// message after the name of the argument it is about ("url: is required…").
 
 import type { FailureReason } from '../../generated/types.gen.js';
 import { InvalidInput, toHttpError, type FieldProblem } from '../errors.js';
@@ -39,7 +40,9 @@ export function asPreviewError(err: unknown): PreviewError {
   if (err instanceof InvalidInput) {
     // The API's path starts with where the parameter was ("query"); the library's is the argument.
     const problems = err.problems.map((p) => ({ path: p.path[0] === 'query' ? p.path.slice(1) : p.path, message: p.message }));
-    return new PreviewError('invalid_input', problems.map((p) => p.message).join('; '), status, problems, { cause: err });
+    // The message names each argument, as a thrown error is often read without its problems.
+    const message = problems.map((p) => (p.path.length > 0 ? `${p.path.join('.')}: ${p.message}` : p.message)).join('; ');
+    return new PreviewError('invalid_input', message, status, problems, { cause: err });
   }
   const { message, reason } = body as { message: string; reason?: FailureReason };
   if (reason !== undefined) return new PreviewError(reason, message, status, [], { cause: err });

@@ -40,9 +40,10 @@ async function start(env: Record<string, string>): Promise<Running> {
   });
   const app = await createApp(config, { logger: pino({ level: 'info', base: null }, sink), enrichers: [] });
   const pastStored: string[] = [];
-  const at = app.koa.middleware.findIndex((m) => m.name === 'cachedAnswers');
-  assert.ok(at > 0, 'the stored answers are a middleware of the app');
-  app.koa.middleware.splice(at + 1, 0, async (ctx, next) => {
+  const steps = app.routes.steps('getMetadata');
+  const at = steps.findIndex((m) => m.name === 'cachedAnswers');
+  assert.ok(at > 0, 'the stored answers are a step of the metadata operation, after its rate limit');
+  steps.splice(at + 1, 0, async (ctx, next) => {
     pastStored.push(ctx.originalUrl);
     await next();
   });
@@ -74,15 +75,19 @@ s.after(async (ctx) => {
   await ctx.up.close();
 });
 
-s('a hit goes no further than the stored answers; the miss before it, other paths and other spellings do', async ({ up, svc }) => {
+s('a hit goes no further than the stored answers; the miss before it and other spellings do; no other operation has stored answers', async ({ up, svc }) => {
   const path = metaPath(up, '/page?k=1');
   svc.pastStored.length = 0;
   await checkedRequest(svc.base + path);
   await checkedRequest(svc.base + path);
   await checkedRequest(svc.base + path, { method: 'HEAD' });
   await checkedRequest(svc.base + path + '&prefer=twitter');
-  await checkedRequest(svc.base + '/openapi.yaml');
-  assert.equal(svc.pastStored, [path, path + '&prefer=twitter', '/openapi.yaml']);
+  assert.equal(svc.pastStored, [path, path + '&prefer=twitter']);
+  for (const other of ['proxyImage', 'getOpenApiDocument', 'getHealth', 'getShowcase'])
+    assert.not.ok(
+      svc.app.routes.steps(other).some((m) => m.name === 'cachedAnswers'),
+      other,
+    );
 });
 
 s('a hit sends exactly the headers of the miss that stored it, but its own request id, date, remaining budget and timing', async ({ up, svc }) => {

@@ -180,7 +180,10 @@ export function readCard(page: Page, id = 'preview'): Promise<CardView> {
       faviconSrc: favicon.getAttribute('src'),
       faviconAlt: favicon.getAttribute('alt'),
       faviconHidden: !visible(favicon),
-      shape: getComputedStyle(part('card')).flexDirection === 'row' ? ('thumbnail' as const) : ('banner' as const),
+      shape:
+        visible(part('media')) && part('body').getBoundingClientRect().top < part('media').getBoundingClientRect().bottom - 1
+          ? ('thumbnail' as const)
+          : ('banner' as const),
       accent: /^(rgb\([^)]*\)) -?4px 0px 0px 0px inset$/.exec(getComputedStyle(part('card')).boxShadow)?.[1] ?? null,
       html: root.innerHTML,
     };

@@ -1,5 +1,5 @@
-// How the card is laid out: one banner frame whatever the image's shape (a wide image covers it,
-// another is shown whole), the compact layout's thumbnail that stays square, the new-tab arrow, the favicon's tile in dark mode, and the
+// How the card is laid out: a wide image's banner, the thumbnail layout of a square, portrait or
+// small image (as tall as the banner card), the compact layout's thumbnail that stays square, the new-tab arrow, the favicon's tile in dark mode, and the
 // error state as one plain link.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -23,6 +23,7 @@ test.before(async () => {
       '/wide.png': { type: 'image/png', body: gradientPng(600, 314, [14, 116, 144], [250, 204, 21]) },
       '/square.png': { type: 'image/png', body: gradientPng(300, 300, [67, 56, 202], [236, 72, 153]) },
       '/portrait.png': { type: 'image/png', body: gradientPng(200, 600, [190, 18, 60], [250, 204, 21]) },
+      '/logo.png': { type: 'image/png', body: gradientPng(64, 64, [5, 150, 105], [253, 224, 71]) },
       '/white-icon.png': { type: 'image/png', body: gradientPng(32, 32, [255, 255, 255], [255, 255, 255]) },
     }),
   ]);
@@ -69,25 +70,44 @@ test('compact layout: a portrait image stays a square thumbnail, cropped, and do
   await snapshot(page, 'compact-portrait');
 });
 
-/** How the image sits in its frame: "cover" (cropped to 1.91:1) or "scale-down" (whole, never enlarged). */
+/** How the image sits in its frame: "cover" (cropped) or "scale-down" (whole, never enlarged). */
 const fitOf = (page: TestPage['page'], id = 'preview') =>
   page.evaluate((id) => getComputedStyle(document.getElementById(id)!.shadowRoot!.querySelector('[part=image]')!).objectFit, id);
 
-test("a square image stays in the banner's frame, shown whole: the card keeps the height reserved for it", async () => {
-  const page = await freshPage();
-  const card = await render(page, { image: image('square.png', 300, 300) });
-  assert.is(card.shape, 'banner');
-  assert.is(await fitOf(page), 'scale-down');
-  const media = await box(page, 'preview', 'media');
-  assert.ok(Math.abs(media.width / media.height - 1.91) < 0.02, 'the frame is 1.91:1');
-  await snapshot(page, 'square-in-banner');
-});
+const height = async (page: TestPage['page'], id: string) => Math.round((await box(page, id, 'card')).height);
 
-test("a portrait image is shown whole in the banner's frame; a wide one covers it", async () => {
+for (const width of [360, 720])
+  test(`at ${width} px a square image takes the thumbnail layout, a square beside the text, and the card is as tall as a banner card`, async () => {
+    const page = await freshPage();
+    await page.setViewportSize({ width, height: 900 });
+    try {
+      const square = await render(page, { image: image('square.png', 300, 300) }, 'square');
+      const wide = await render(page, { image: image('wide.png', 600, 314) }, 'wide');
+      assert.equal([square.shape, wide.shape], ['thumbnail', 'banner']);
+      const media = await box(page, 'square', 'media');
+      assert.ok(Math.abs(media.width - media.height) < 1 && media.width > 90, `the thumbnail is ${media.width}x${media.height}`);
+      const body = await box(page, 'square', 'body');
+      assert.ok(body.left >= media.right, 'the text is beside the image');
+      // 300 px: shown whole (never enlarged), which fills the smaller square.
+      assert.is(await fitOf(page, 'square'), 'scale-down');
+      assert.is(await height(page, 'square'), await height(page, 'wide'));
+      await snapshot(page, `thumbnail-square-${width}`, 'square');
+      await snapshot(page, `banner-wide-${width}`, 'wide');
+    } finally {
+      await page.setViewportSize({ width: 720, height: 900 });
+    }
+  });
+
+test('a portrait image takes the thumbnail, cropped to its square; a small logo is shown whole at its own size, never enlarged', async () => {
   const page = await freshPage();
-  await render(page, { image: image('portrait.png', 200, 600) }, 'portrait');
-  await render(page, { image: image('wide.png', 600, 314) }, 'wide');
-  assert.equal([await fitOf(page, 'portrait'), await fitOf(page, 'wide')], ['scale-down', 'cover']);
+  const portrait = await render(page, { image: image('portrait.png', 200, 600) }, 'portrait');
+  const logo = await render(page, { image: image('logo.png', 64, 64) }, 'logo');
+  assert.equal([portrait.shape, logo.shape], ['thumbnail', 'thumbnail']);
+  assert.equal([await fitOf(page, 'portrait'), await fitOf(page, 'logo')], ['cover', 'scale-down']);
+  const media = await box(page, 'logo', 'media');
+  assert.ok(media.width > 64, `the thumbnail (${media.width}px) is larger than the logo, which keeps its 64px`);
+  await snapshot(page, 'thumbnail-portrait', 'portrait');
+  await snapshot(page, 'thumbnail-logo', 'logo');
 });
 
 test('a wide image, and summary_large_image with a wide image, get the banner', async () => {
@@ -97,15 +117,47 @@ test('a wide image, and summary_large_image with a wide image, get the banner', 
   assert.is(large.shape, 'banner');
   const media = await box(page, 'large', 'media');
   assert.ok(Math.abs(media.width / media.height - 1.91) < 0.02, 'the banner is 1.91:1');
+  assert.is(await fitOf(page, 'wide'), 'cover');
 });
 
-test('without a declared size, or with a wrong one, the loaded image decides its fit, and the card does not move', async () => {
+test('without a declared size, or with a wrong one, the loaded image decides the layout, and the card keeps its height', async () => {
   const page = await freshPage();
-  await render(page, { image: image('square.png', null, null) }, 'unknown');
-  await render(page, { image: image('square.png', 1200, 630) }, 'wrong');
-  assert.equal([await fitOf(page, 'unknown'), await fitOf(page, 'wrong')], ['scale-down', 'scale-down']);
-  const [unknown, wrong] = [await box(page, 'unknown', 'card'), await box(page, 'wrong', 'card')];
-  assert.is(Math.round(unknown.height), Math.round(wrong.height));
+  const unknown = await render(page, { image: image('square.png', null, null) }, 'unknown');
+  const wrong = await render(page, { image: image('square.png', 1200, 630) }, 'wrong');
+  const banner = await render(page, { image: image('wide.png', 600, 314) }, 'banner');
+  assert.equal([unknown.shape, wrong.shape, banner.shape], ['thumbnail', 'thumbnail', 'banner']);
+  assert.equal([await height(page, 'unknown'), await height(page, 'wrong')], [await height(page, 'banner'), await height(page, 'banner')]);
+});
+
+test('in the thumbnail layout the text has the room a banner image would take: a long title keeps three lines and the description more than two', async () => {
+  const page = await freshPage();
+  const words = 'Anemones, sea stars, crabs and snails live between two worlds';
+  const long = { title: `${words}: ${words.toLowerCase()}`, description: `${words}. ${words}. ${words}.` };
+  await render(page, { ...long, image: image('square.png', 300, 300) }, 'thumbnail');
+  const lines = await page.evaluate(() => {
+    const root = document.getElementById('thumbnail')!.shadowRoot!;
+    const count = (part: string) => {
+      const el = root.querySelector<HTMLElement>(`[part=${part}]`)!;
+      return Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight));
+    };
+    return [count('title'), count('description')];
+  });
+  assert.ok(lines[0]! >= 2 && lines[1]! > 2, `title ${lines[0]} lines, description ${lines[1]}`);
+  await snapshot(page, 'thumbnail-long-text', 'thumbnail');
+});
+
+test('--linkpeek-image-height bounds the banner for a chat-like column, and a thumbnail card keeps to the same height', async () => {
+  const page = await freshPage();
+  await page.addStyleTag({ content: 'linkpeek-preview { --linkpeek-image-height: 9rem }' });
+  await render(page, { image: image('wide.png', 600, 314) }, 'wide');
+  await render(page, { image: image('square.png', 300, 300) }, 'square');
+  const media = await box(page, 'wide', 'media');
+  assert.is(Math.round(media.height), 144, 'the banner is 9rem tall, cropped');
+  assert.ok(media.width / media.height > 3, `wider than 1.91:1 (${media.width}x${media.height})`);
+  assert.is(await height(page, 'square'), await height(page, 'wide'));
+  assert.ok((await height(page, 'wide')) < 260, `the card is ${await height(page, 'wide')}px tall`);
+  await snapshot(page, 'bounded-banner', 'wide');
+  await snapshot(page, 'bounded-thumbnail', 'square');
 });
 
 test('an arrow icon shows that the link opens a new tab; its alt text reads "(opens in a new tab)"', async () => {

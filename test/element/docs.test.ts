@@ -1,7 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import type { Page } from 'playwright-core';
+import { LIGHT, themeProperty, type Palette } from '../../element/palette.js';
+import { DEFAULT_BUNDLE_PATH } from '../../src/assets/component-bundle.js';
 import { startService, type Service } from '../helpers/service.js';
 import { ARTIFACTS_DIR, launchBrowser, openPage, type TestPage } from './browser.js';
 import { startUpstream, type Upstream } from './upstream-fixture.js';
@@ -136,6 +139,40 @@ docs('Try it out sends the url but not the reserved allow_fallback', async ({ sv
   await metadata.locator('.request-url').waitFor();
   assert.not.match(await metadata.locator('.request-url').innerText(), 'allow_fallback', 'nor shows it');
 });
+
+docs(
+  "has the element's reference: every attribute, event, state, custom property and part the element has, the bundler import and the CLS figures",
+  async ({ svc, tab }) => {
+    await tab.reset(`${svc.baseUrl}/docs`);
+    const section = tab.page.locator('.opblock-tag-section', { has: tab.page.locator('[data-tag="element"]') });
+    await section.waitFor();
+    const text = await section.locator('.opblock-tag').innerText();
+    await section.screenshot({ path: `${ARTIFACTS_DIR}docs-element.png` });
+    const component = (await readFile(DEFAULT_BUNDLE_PATH)).toString();
+    // What the built element itself names: its theming properties, parts and attributes.
+    // (the colours' names are made from the palette's keys as the bundle is loaded)
+    const properties = [...new Set([...(Object.keys(LIGHT) as (keyof Palette)[]).map(themeProperty), ...component.match(/--linkpeek-[\w-]+/g)!])];
+    const parts = [...new Set([...component.matchAll(/part="(\w+)"/g)].map((match) => match[1]!))];
+    assert.ok(properties.length >= 12 && parts.length >= 13, `${properties.length} properties, ${parts.length} parts`);
+    const attributes = ['data-url', 'data-meta', 'data-endpoint', 'data-layout', 'data-theme'];
+    for (const attribute of attributes) assert.ok(component.includes(attribute.slice(5)), `the element reads ${attribute}`);
+    const expected = [
+      ...attributes,
+      ...properties,
+      'load',
+      'error',
+      ':state(loading)',
+      "import 'linkpeek/element'",
+      "import 'linkpeek/element/linkpeek-preview.css'",
+      'CLS at 360 px',
+      'CLS at 1280 px',
+    ];
+    const rendered = await section.locator('.opblock-tag').innerHTML();
+    for (const word of expected) assert.ok(text.includes(word), word);
+    for (const part of parts) assert.ok(rendered.includes(`<code>${part}</code>`), `part ${part}`);
+    assert.ok(await section.locator('[data-path="/component.js"]').count(), 'the module is in the section');
+  },
+);
 
 docs('the showcase page links to the reference', async ({ svc, tab }) => {
   await tab.reset(`${svc.baseUrl}/`);

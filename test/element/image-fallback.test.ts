@@ -28,6 +28,7 @@ test.before(async () => {
       '/hotlinked-icon.png': { type: 'image/png', body: gradientPng(32, 32, [220, 38, 38], [250, 204, 21]), refuseBrowsers: true },
       '/mixed.png': { type: 'image/png', body: gradientPng(600, 314, [3, 105, 161], [134, 239, 172]) },
       '/not-an-image.png': { type: 'text/html', body: '<p>nope</p>' },
+      '/slow': { type: 'text/html', body: '<title>Slow</title>', delayMs: 6000 },
     }),
   ]);
   const pages = { '/embed': testPageHtml(`${service.baseUrl}/component.js`) };
@@ -59,7 +60,7 @@ test('an image that loads directly is not proxied', async () => {
   assert.equal(upstream.hits('/open.png'), { browser: 1, other: 0 });
 });
 
-test('a direct load that fails (hotlink protection) switches to /v1/cors-proxy on the API origin', async () => {
+test('a direct load that fails (hotlink protection) switches to /v1/cors-proxy on the API origin; a favicon that fails hides, spending none of the budget', async () => {
   tab ??= await openPage(browser, { ignoreHTTPSErrors: true });
   await tab.reset(`${plainPage.baseUrl}/embed`);
   const image = `${upstream.origin}/hotlinked.png`;
@@ -67,11 +68,12 @@ test('a direct load that fails (hotlink protection) switches to /v1/cors-proxy o
   const card = await renderImages(tab.page, image, icon);
   assert.match(card.imageSrc ?? '', /^blob:/);
   assert.ok(card.imageLoaded, 'the proxied image is shown');
-  assert.match(card.faviconSrc ?? '', /^blob:/);
-  assert.ok(tab.requested.includes(proxyUrl(image)) && tab.requested.includes(proxyUrl(icon)), 'both through the proxy');
-  assert.not.ok(card.faviconHidden);
+  assert.ok(tab.requested.includes(proxyUrl(image)), 'the image through the proxy');
   assert.equal(upstream.hits('/hotlinked.png'), { browser: 1, other: 1 }, 'one refused direct load, one proxy fetch');
-  assert.equal(upstream.hits('/hotlinked-icon.png'), { browser: 1, other: 1 });
+  await tab.page.waitForFunction(() => document.getElementById('preview')!.shadowRoot!.querySelector<HTMLElement>('[part=favicon]')!.hidden);
+  assert.ok((await readCard(tab.page)).faviconHidden);
+  assert.not.ok(tab.requested.includes(proxyUrl(icon)), 'the favicon not through the proxy');
+  assert.equal(upstream.hits('/hotlinked-icon.png'), { browser: 1, other: 0 });
   await snapshot(tab.page, 'proxy-fallback');
 });
 
@@ -99,6 +101,71 @@ test('when direct and proxy both fail, the image frame shows the cover (nothing 
   assert.is(card.imageSrc, null);
   assert.is(card.title, 'Tide pools of the northern coast');
   assert.ok(tab.requested.includes(proxyUrl(image)), 'the proxy was tried');
+});
+
+/** A screenshot of the card `id` alone (no margin). */
+const pixels = (page: TestPage['page'], id: string) => page.locator(`#${id}`).screenshot({ animations: 'disabled' });
+
+/** Where every piece of card `id` is drawn (relative to the card) and whether it shows: what the reader sees of its layout. */
+const layoutOf = (page: TestPage['page'], id: string) =>
+  page.evaluate((id) => {
+    const root = document.getElementById(id)!.shadowRoot!;
+    const card = root.querySelector('[part=card]')!.getBoundingClientRect();
+    return [...root.querySelectorAll<HTMLElement>('[part]')].map((el) => {
+      const box = el.getBoundingClientRect();
+      const shown = getComputedStyle(el).visibility == 'visible' && box.width > 0;
+      return `${el.getAttribute('part')} ${shown ? [box.x - card.x, box.y - card.y, box.width, box.height].map(Math.round).join(',') : 'not shown'} ${getComputedStyle(el, '::before').content}`;
+    });
+  }, id);
+
+test('a failed image, banner or thumbnail, collapses to the text card: laid out exactly as the card without an image', async () => {
+  tab ??= await openPage(browser, { ignoreHTTPSErrors: true });
+  await tab.reset(`${plainPage.baseUrl}/embed`);
+  const failing = (width: number, height: number) => ({ url: `${upstream.origin}/not-an-image.png`, width, height });
+  const cards: [string, Partial<ReturnType<typeof metadataFor>>][] = [
+    ['none', { image: { url: null } }],
+    ['failed-banner', { image: failing(1200, 630) }],
+    ['failed-square', { image: failing(400, 400) }],
+  ];
+  for (const [id, overrides] of cards)
+    await mount(tab.page, { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { favicon: { url: null }, ...overrides })) }, id);
+  for (const [id] of cards)
+    await tab.page.waitForFunction((id) => document.getElementById(id)!.shadowRoot!.querySelector('[part=media]')!.classList.contains('n'), id);
+  assert.is((await readCard(tab.page, 'failed-square')).shape, 'banner', 'the thumbnail gave way');
+  const text = await layoutOf(tab.page, 'none');
+  assert.ok(
+    text.some((line) => line.startsWith('media ') && line.includes('"1"')),
+    'the cover shows the initial',
+  );
+  assert.equal(await layoutOf(tab.page, 'failed-banner'), text);
+  assert.equal(await layoutOf(tab.page, 'failed-square'), text);
+  await snapshot(tab.page, 'failed-image-as-text-card', 'failed-square');
+  await snapshot(tab.page, 'no-image-text-card', 'none');
+});
+
+test('the waiting card is visibly different from a failed one: a pulsing skeleton, no initial', async () => {
+  tab ??= await openPage(browser, { ignoreHTTPSErrors: true });
+  await tab.reset(`${plainPage.baseUrl}/embed`);
+  // Waiting: a data-url card whose page takes 6 s to answer the service.
+  await mount(tab.page, { 'data-url': `${upstream.origin}/slow` }, 'waiting');
+  await mount(
+    tab.page,
+    { 'data-meta': JSON.stringify(metadataFor(upstream.origin, { image: { url: `${upstream.origin}/not-an-image.png` }, favicon: { url: null } })) },
+    'failed',
+  );
+  await waitForState(tab.page, 'loading', 'waiting');
+  await tab.page.waitForFunction(() => document.getElementById('failed')!.shadowRoot!.querySelector('[part=media]')!.classList.contains('n'));
+  const look = (id: string) =>
+    tab.page.evaluate((id) => {
+      const media = document.getElementById(id)!.shadowRoot!.querySelector('[part=media]')!;
+      return { pulse: getComputedStyle(media).animationName, initial: getComputedStyle(media, '::before').content };
+    }, id);
+  assert.equal(await look('waiting'), { pulse: 'p', initial: 'none' });
+  // The cover's initial: the site's, here its address 127.0.0.1.
+  assert.equal(await look('failed'), { pulse: 'none', initial: '"1" / ""' });
+  assert.not.ok((await pixels(tab.page, 'waiting')).equals(await pixels(tab.page, 'failed')));
+  await snapshot(tab.page, 'waiting-card', 'waiting');
+  await snapshot(tab.page, 'failed-card', 'failed');
 });
 
 test.run();

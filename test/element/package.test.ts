@@ -1,6 +1,6 @@
 // `import 'linkpeek/element'` in a Vite app, as a front-end engineer gets it: the repository's
 // package packed (`npm pack`, from the build `npm ci` made) and installed into an empty project
-// (offline, from npm's cache), an app that imports the element and its height reserve, type-checked
+// (offline, from npm's cache: test/helpers/packed-project.ts), an app that imports the element and its height reserve, type-checked
 // strictly against the package's types, built by Vite, and the built page rendering a card in
 // Chromium. The element entry must not pull in server code.
 import { test } from 'uvu';
@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'vite';
+import { writePackedProject } from '../helpers/packed-project.js';
 import { launchBrowser, openPage, readCard, snapshot, waitForState } from './browser.js';
 import { metadataFor } from './metadata-fixture.js';
 
@@ -43,10 +44,8 @@ test("a Vite app imports 'linkpeek/element' from the packed package, with types,
 
     const project = path.join(work, 'app');
     mkdirSync(project);
-    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'element-user', private: true, type: 'module' }));
-    await run('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--omit=dev', path.join(work, tarball!.filename)], {
-      cwd: project,
-    });
+    writePackedProject(project, 'element-user', path.join(work, tarball!.filename));
+    await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: project });
 
     const meta = metadataFor('http://127.0.0.1:9', { image: { url: null }, favicon: { url: null }, fetched_url: 'https://tides.example/pools' });
     writeFileSync(path.join(project, 'main.ts'), `const META = ${JSON.stringify(meta)};\n${APP}`);

@@ -14,6 +14,8 @@ export interface UpstreamRoute {
   location?: string;
   /** Answer 403 to browsers (User-Agent with "Chrome"), like a hotlink-protected CDN. */
   refuseBrowsers?: boolean;
+  /** Answer 403 to all but browsers: the service cannot probe the image's size. */
+  browsersOnly?: boolean;
 }
 
 interface UpstreamRequest {
@@ -38,6 +40,7 @@ export async function startUpstream(routes: Record<string, UpstreamRoute>): Prom
     const route = routes[path];
     const answer = () => {
       if (!route) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      if (route.browsersOnly && !fromBrowser) return res.writeHead(403, { 'content-type': 'text/plain' }).end('browsers only');
       if (route.refuseBrowsers && fromBrowser) return res.writeHead(403, { 'content-type': 'text/plain' }).end('hotlinking refused');
       const location = route.location === undefined ? {} : { location: route.location };
       res.writeHead(route.status ?? 200, { 'content-type': route.type, 'cache-control': 'no-store', ...location }).end(route.body);

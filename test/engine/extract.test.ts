@@ -16,7 +16,9 @@ async function problemOf(run: () => Promise<unknown>): Promise<string> {
   const err = await run().catch((e: unknown) => e);
   assert.instance(err, PreviewError);
   const { reason, problems, message } = err as PreviewError;
-  return `${reason} ${problems.map((p) => p.path.join('.')).join(',')}: ${message}`;
+  // The message names each bad argument, as `problems` does.
+  if (problems.length > 0) assert.is(message, problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '));
+  return `${reason} ${message}`;
 }
 
 test('a page read offline is the object the service gives for it with probes off, and nothing is fetched', async () => {
@@ -63,11 +65,12 @@ test('a bot check is refused as the API refuses it', async () => {
   assert.match(err.message, /^The site showed a bot check \(Cloudflare[^)]*\) instead of the page\.$/);
 });
 
-test('a page URL is required and checked as the API checks it; a private one is fine offline', async () => {
-  assert.is(
-    await problemOf(() => lp.extract('<title>x</title>', {} as { url: string })),
-    'invalid_input url: is required: the URL of the page, to resolve its links against',
-  );
+test('a page URL is required (by the types too) and checked as the API checks it; a private one is fine offline', async () => {
+  const required = 'invalid_input url: is required: the URL of the page, to resolve its links against';
+  // @ts-expect-error -- extract's signature says url is required
+  assert.is(await problemOf(() => lp.extract('<title>x</title>', {})), required);
+  // @ts-expect-error -- and so are the options that carry it
+  assert.is(await problemOf(() => lp.extract('<title>x</title>')), required);
   assert.is(
     await problemOf(() => lp.extract('<title>x</title>', { url: 'ftp://a.example/' })),
     'invalid_input url: must be an absolute http or https URL, not ftp:',
@@ -84,7 +87,7 @@ test('what is not a page gets a clear error: not a string or bytes, empty, bad h
   ] as const) {
     assert.is(await problemOf(() => lp.extract(html as unknown as string, { url })), `invalid_input html: must be a string or bytes (Uint8Array), not ${kind}`);
   }
-  assert.is(await problemOf(() => lp.extract('', { url })), 'empty_page : The site sent an empty page.');
+  assert.is(await problemOf(() => lp.extract('', { url })), 'empty_page The site sent an empty page.');
   assert.is(
     await problemOf(() => lp.extract('<title>x</title>', { url, headers: { 'content-type': 7 as unknown as string } })),
     'invalid_input headers: content-type: must be a string',

@@ -89,7 +89,8 @@ api('a URL the API refuses with 400 is refused with its message, never fetched',
     const err = await lp.metadata(url).catch((e: unknown) => e);
     assert.instance(err, PreviewError, url);
     const { reason, message, status, problems } = err as PreviewError;
-    assert.equal({ reason, message, status }, { reason: 'invalid_input', message: res.json.errors[0].message, status: 400 });
+    // The message names the argument; each problem's message is the API's.
+    assert.equal({ reason, message, status }, { reason: 'invalid_input', message: `url: ${res.json.errors[0].message}`, status: 400 });
     assert.equal(problems, [{ path: ['url'], message: res.json.errors[0].message }]);
   }
   assert.is(up.connections, before);
@@ -123,7 +124,10 @@ test("private addresses are refused unless allowPrivateNetworks, with the API's 
   try {
     const err = (await lp.metadata('http://127.0.0.1/').catch((e: unknown) => e)) as PreviewError;
     assert.is(err.reason, 'invalid_input');
-    assert.is(err.message, 'must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true');
+    assert.is(
+      err.message,
+      'url: must not point to a private, loopback or reserved address; a self-hosted LinkPeek can allow it with ALLOW_PRIVATE_NETWORKS=true',
+    );
   } finally {
     await lp.close();
   }
@@ -139,7 +143,7 @@ test("options are the settings: same names in camelCase, same defaults (but scan
     configFromOptions({ fetchTimeoutMs: 2000, probeImages: false, dnsServers: ['127.0.0.1:5300', '[::1]:53'], safetyAdultList: '/x' }),
     loadConfig({ SCAN_WORKERS: '0', FETCH_TIMEOUT_MS: '2000', PROBE_IMAGES: 'false', DNS_SERVERS: '127.0.0.1:5300,[::1]:53', SAFETY_ADULT_LIST: '/x' }),
   );
-  for (const name of Object.keys(defaults)) assert.match(envName(name), /^[A-Z][A-Z0-9_]+$/);
+  for (const name of Object.keys(defaults) as Array<keyof Config>) assert.match(envName(name), /^[A-Z][A-Z0-9_]+$/);
   const refused = (options: object) => {
     try {
       createLinkPeek(options);

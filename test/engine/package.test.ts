@@ -1,45 +1,26 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { importsEngine, readmeBlocks } from '../docs/code-blocks.js';
 import { LOCAL_DNS_SERVERS } from '../helpers/local-dns.js';
+import { repoPackage, writePackedProject } from '../helpers/packed-project.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
 
 // The engine as a user gets it: the repository's package packed (`npm pack`, from the build
 // `npm ci` made), installed into an empty project, and used there as the README shows it: its
 // TypeScript blocks type-checked under strict settings and run, its `npx linkpeek` commands run.
 // Tests never reach a registry: the project installs the tarball's dependencies offline from npm's
-// cache, at the versions of this repository's lockfile (the lock written for the project is
-// ours, cut to the dependencies the package declares), with the override it also needs on Node 20.
+// cache, at the versions of this repository's lockfile (test/helpers/packed-project.ts).
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as Record<string, any>;
-
-/**
- * The project's package.json and package-lock.json: the tarball, and our lockfile's entries of what
- * it needs; and Node's types, as a TypeScript project on Node has them.
- */
-function projectFiles(tarball: string): { manifest: object; lock: object } {
-  const ours = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-  const dependencies = { linkpeek: `file:${tarball}` };
-  const devDependencies = { '@types/node': pkg.devDependencies['@types/node'] };
-  const packages: Record<string, object> = { '': { name: 'engine-user', dependencies, devDependencies } };
-  packages['node_modules/linkpeek'] = { version: pkg.version, resolved: `file:${tarball}`, dependencies: pkg.dependencies, bin: pkg.bin, engines: pkg.engines };
-  for (const [where, entry] of Object.entries(ours.packages)) {
-    if (where.startsWith('node_modules/') && (!entry.dev || /^node_modules\/(@types\/node|undici-types)$/.test(where))) packages[where] = entry;
-  }
-  return {
-    manifest: { name: 'engine-user', private: true, type: 'module', dependencies, devDependencies, overrides: pkg.overrides },
-    lock: { name: 'engine-user', lockfileVersion: 3, requires: true, packages },
-  };
-}
+const pkg = repoPackage;
 
 test("the packed package installs into an empty project, where the README's library and CLI work on a local page", async () => {
   for (const built of ['index.js', 'index.d.ts', 'cli.js']) {
@@ -69,9 +50,7 @@ test("the packed package installs into an empty project, where the README's libr
 
     const project = path.join(work, 'app');
     mkdirSync(project);
-    const { manifest, lock } = projectFiles(path.join(work, tarball!.filename));
-    writeFileSync(path.join(project, 'package.json'), JSON.stringify(manifest));
-    writeFileSync(path.join(project, 'package-lock.json'), JSON.stringify(lock));
+    writePackedProject(project, 'engine-user', path.join(work, tarball!.filename), { nodeTypes: true });
     await run(npm, ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: project });
     for (const serviceOnly of ['swagger-ui-dist', '@scarf/scarf']) assert.not.ok(existsSync(path.join(project, 'node_modules', serviceOnly)), serviceOnly);
 

@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { OpenAPIBackend } from 'openapi-backend';
+import { OPENAPI_PATH } from '../../src/package-root.js';
 import { checkedRequest } from '../helpers/service.js';
 import { COMPILED_MAIN, startProcess } from '../helpers/process.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
@@ -27,6 +29,13 @@ test('the compiled service (npm start) serves its documents, the element and a p
     await svc.stop('SIGKILL');
     await up.close();
   }
+});
+
+test('the compiled router reads openapi.yaml as openapi-backend dereferences it now (dist/server/openapi.json, built by build:server)', async () => {
+  const api = new OpenAPIBackend({ definition: OPENAPI_PATH, quick: true, strict: true });
+  await api.init();
+  const built: unknown = JSON.parse(readFileSync('dist/server/openapi.json', 'utf8'));
+  assert.equal(built, JSON.parse(JSON.stringify(api.definition)), 'dist/server/openapi.json is stale: npm run build:server');
 });
 
 test.run();
