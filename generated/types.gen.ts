@@ -476,7 +476,9 @@ export type GetComponentData = {
 export type GetComponentErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -568,7 +570,9 @@ export type GetShowcaseData = {
 export type GetShowcaseErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -617,7 +621,9 @@ export type GetDocsData = {
 export type GetDocsErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -666,7 +672,9 @@ export type GetDocsWithSlashData = {
 export type GetDocsWithSlashErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -724,7 +732,9 @@ export type GetDocsFileErrors = {
     404: ApiError;
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -764,7 +774,9 @@ export type GetFaviconData = {
 export type GetFaviconErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -813,7 +825,9 @@ export type GetOpenApiDocumentData = {
 export type GetOpenApiDocumentErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -856,7 +870,9 @@ export type GetHealthData = {
 export type GetHealthErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
@@ -907,7 +923,9 @@ export type GetMetricsErrors = {
     404: ApiError;
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;

@@ -13,6 +13,7 @@ import { errorBoundary } from './api/error-boundary.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { identifyClient, rateLimit } from './api/rate-limit.js';
 import { clientConcurrency } from './api/client-concurrency.js';
+import { clientPace } from './api/client-pace.js';
 import { cachedAnswers } from './api/cached-answer.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter, type Router } from './api/router.js';
@@ -124,6 +125,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   // answers and static files come already compressed (content-coding.ts) and are skipped.
   koa.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   koa.use(errorBoundary(logger));
+  koa.use(clientPace(config, trust));
   koa.use(clientConcurrency(config.maxRequestsInFlightPerClient, trust));
   koa.use(identifyClient(trust));
   // The matched operation's chain: rate limit, cached answer, validation, handler, as declared.

@@ -28,6 +28,9 @@ export interface Config {
   rateLimitWindowMs: number;
   /** Requests of one client in flight at once, on every path (api/client-concurrency.ts); 0 disables. */
   maxRequestsInFlightPerClient: number;
+  /** Requests of one client let in per second on every path after a burst (api/client-pace.ts); 0: no pacing. */
+  clientRequestsPerSecond: number;
+  clientRequestBurst: number;
   /** Open connections of one client (IPv4 address, IPv6 /64), trusted proxies excepted (connection-cap.ts); 0 disables. */
   maxConnectionsPerClient: number;
   /** Requests per window per IPv6 /48, over all its /64s together; 0 disables. */
@@ -62,6 +65,8 @@ export interface Config {
   /** A proxied image's body: the longest gap between two chunks, and the longest it may take in all from its headers. */
   proxyIdleTimeoutMs: number;
   proxyBodyTimeoutMs: number;
+  /** Proxied image bytes the instance sends per second at most, shared fairly among clients; 0: no bound. */
+  proxyEgressBytesPerSecond: number;
   userAgent: string;
   /** Upstream fetches in flight per instance, and how many more may wait for a slot. */
   maxConcurrentFetches: number;
@@ -157,6 +162,11 @@ export const SETTINGS = {
   maxConnectionsPerClient: { env: 'MAX_CONNECTIONS_PER_CLIENT', service: true, read: (f) => f.int(32, { min: 0 }) },
   // The data endpoints allow 20 requests per 10 s, each of which may last its 9.5 s deadline.
   maxRequestsInFlightPerClient: { env: 'MAX_REQUESTS_IN_FLIGHT_PER_CLIENT', service: true, read: (f) => f.int(24, { min: 0 }) },
+  // A page of the docs loads a handful of files, a browser showing cards a few, a load balancer
+  // probes /healthz once a second; one address asking /healthz at 5,500 a second took most of a
+  // core (bench/results/fairness.md), at 50 it takes about 1% of one.
+  clientRequestsPerSecond: { env: 'CLIENT_REQUESTS_PER_SECOND', service: true, read: (f) => f.int(50, { min: 0 }) },
+  clientRequestBurst: { env: 'CLIENT_REQUEST_BURST', service: true, read: (f) => f.int(100, { min: 1 }) },
   rateLimitOutage: { env: 'RATE_LIMIT_OUTAGE', read: (f) => f.oneOf('share', OUTAGE_POLICIES) },
   redisUrl: { env: 'REDIS_URL', service: true, read: (f) => f.redisUrlOrNull() },
   redisClusterNodes: { env: 'REDIS_CLUSTER_NODES', read: (f) => f.hostPortsOrNull() },
@@ -180,6 +190,12 @@ export const SETTINGS = {
   proxyIdleTimeoutMs: { env: 'PROXY_IDLE_TIMEOUT_MS', service: true, read: (f, c) => f.int(c.fetchTimeoutMs, { min: 1 }) },
   // MAX_IMAGE_BYTES (8 MiB) at about 70 KB/s, a slow mobile link's pace.
   proxyBodyTimeoutMs: { env: 'PROXY_BODY_TIMEOUT_MS', service: true, read: (f) => f.int(120_000, { min: 1 }) },
+  // Off by default: bench:fairness on a loaded machine (load 19) showed no gain for a
+  // bystander's uncached answers under 4 MB images at 16 or 64 addresses, the attackers' images
+  // slowed to the floor, and with a budget an HTTP/2 upstream cut at MAX_IMAGE_BYTES was not
+  // always cancelled (test/proxy/streaming.test.ts). The ceiling of the budget in use, which is
+  // cut while the event loop runs late (proxy/byte-scheduler.ts).
+  proxyEgressBytesPerSecond: { env: 'PROXY_EGRESS_BYTES_PER_SECOND', service: true, read: (f) => f.int(0, { min: 0 }) },
   userAgent: { env: 'USER_AGENT', read: (f) => f.headerValue(`LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`) },
   // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
   // descriptors (the client's connection and the upstream's), a waiting one a descriptor; the

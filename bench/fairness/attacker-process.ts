@@ -27,7 +27,17 @@ process.once('message', (order: AttackOrder) => {
     return;
   }
   const run = runAttack(order.attack, order.size, order.origin, order.ports, endAt);
-  setTimeout(() => process.send!({ kind: 'sent', sent: run.sent() } satisfies AttackReport), order.durationMs);
-  void run.done.then((outcome) => process.send!({ kind: 'done', outcome } satisfies AttackReport, () => process.exit(0)));
+  let sentReported = false;
+  const reportSent = () => {
+    if (sentReported) return;
+    sentReported = true;
+    process.send!({ kind: 'sent', sent: run.sent() } satisfies AttackReport);
+  };
+  setTimeout(reportSent, order.durationMs);
+  // An attack whose requests all end at once (the keep-alive ones) may be done before that timer.
+  void run.done.then((outcome) => {
+    reportSent();
+    process.send!({ kind: 'done', outcome } satisfies AttackReport, () => process.exit(0));
+  });
 });
 process.send!('ready');

@@ -3,6 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { get, metadataUrl, type From } from './client.js';
+import { isByteAttack, runByteAttack } from './byte-attacks.js';
 import { attackZone, type AttackClass } from './names.js';
 
 /** The service's default rate limit: RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_MS per client. */
@@ -15,7 +16,9 @@ const RATE_LIMIT_WINDOW_MS = 10_000;
 export const PACE_MS = Math.ceil(RATE_LIMIT_WINDOW_MS / (RATE_LIMIT_MAX - 2));
 
 /** URLs asked at once, then a pause of PACE_MS per URL: "3 names per address per burst" for DNS. */
-const BURST: Record<AttackClass, number> = { ordinary: 1, drip: 1, nodns: 3, assets: 1, heavy: 1 };
+const BURST: Record<PageAttack, number> = { ordinary: 1, drip: 1, nodns: 3, assets: 1, heavy: 1 };
+
+type PageAttack = 'ordinary' | 'drip' | 'nodns' | 'assets' | 'heavy';
 
 /** An attacker's requests end at the latest this long after they were sent. */
 const ATTACKER_TIMEOUT_MS = 30_000;
@@ -26,6 +29,9 @@ export const CLASS_LABEL: Record<AttackClass, string> = {
   nodns: 'DNS never answers',
   assets: 'hanging image/icon/oEmbed hosts',
   heavy: 'heavy heads (2 MB, gzip)',
+  images: '4 MB images through the proxy',
+  'keepalive-openapi': 'keep-alive connections on /openapi.yaml (one address)',
+  'keepalive-healthz': 'keep-alive connections on /healthz (one address)',
 };
 
 export interface Attacker {
@@ -67,7 +73,7 @@ export interface AttackPorts {
 }
 
 /** A new random name in attacker k's zone of `attack`: a registrable domain never asked before. */
-function randomPage(attack: AttackClass, k: number, ports: AttackPorts): string {
+function randomPage(attack: PageAttack, k: number, ports: AttackPorts): string {
   const name = `r${randomBytes(6).toString('hex')}.${attackZone(attack, k)}`;
   const port = attack === 'nodns' ? 80 : ports[attack];
   return `http://${name}:${port}/`;
@@ -95,6 +101,7 @@ export function runAttack(
   ports: AttackPorts,
   endAt: number,
 ): { sent: () => number; done: Promise<AttackOutcome> } {
+  if (isByteAttack(attack)) return runByteAttack(attack, count, origin, endAt, PACE_MS);
   const statuses: StatusCounts = {};
   const answeredMs: number[] = [];
   const pending: Promise<void>[] = [];

@@ -3,7 +3,7 @@
 // record, so every random name in it is a registrable domain of its own (tldts reads an unknown
 // last label as a public suffix): the attacker's pages never share a destination's fetch share.
 
-export const ATTACK_CLASSES = ['ordinary', 'drip', 'nodns', 'assets', 'heavy'] as const;
+export const ATTACK_CLASSES = ['ordinary', 'drip', 'nodns', 'assets', 'heavy', 'images', 'keepalive-openapi', 'keepalive-healthz'] as const;
 export type AttackClass = (typeof ATTACK_CLASSES)[number];
 
 /** Attackers per class the world has zones for (the largest size measured). */

@@ -17,10 +17,11 @@ import { startHost, type WorldHost } from '../../test/world/hosts.js';
 import { imageFor } from '../../test/world/images.js';
 import { createTestCa } from '../../test/world/tls.js';
 import { ATTACK_CLASSES, MAX_ATTACKERS, SITES, attackZone, cdnName, hangZone, siteName } from './names.js';
+import { IMAGE_HOST_ADDRESS } from './byte-attacks.js';
 import { articleHtml, drip, hangingAssetsHtml, heavy } from './pages.js';
 
 const TTL = 300;
-const ATTACKER_ADDRESS = { drip: '127.0.62.1', assets: '127.0.62.2', heavy: '127.0.62.3', ordinary: '127.0.62.4' } as const;
+const ATTACKER_ADDRESS = { drip: '127.0.62.1', assets: '127.0.62.2', heavy: '127.0.62.3', ordinary: '127.0.62.4', images: IMAGE_HOST_ADDRESS } as const;
 
 let ready: () => void;
 const isReady = new Promise<void>((resolve) => (ready = resolve));
@@ -89,7 +90,7 @@ for (let k = 0; k < MAX_ATTACKERS; k++) {
   for (const attack of ATTACK_CLASSES) {
     const zone = `*.${attackZone(attack, k)}`;
     if (attack === 'nodns') dns.set(zone, { silent: true });
-    else dns.set(zone, { A: [ATTACKER_ADDRESS[attack]], ttl: TTL });
+    else if (attack in ATTACKER_ADDRESS) dns.set(zone, { A: [ATTACKER_ADDRESS[attack as keyof typeof ATTACKER_ADDRESS]], ttl: TTL });
   }
   dns.set(`*.${hangZone(k)}`, { silent: true });
 }

@@ -17,6 +17,7 @@ import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { FetchFailed } from '../errors.js';
 import type { ProxyImageFormat } from '../fetch/policy.js';
+import type { ByteScheduler } from './byte-scheduler.js';
 import { OwnFetch, type ByteSource } from './own-fetch.js';
 
 /** An upstream image, checked and ready to stream (proxy.ts openImage). */
@@ -48,20 +49,33 @@ const MAX_LAG_BYTES = 256 * 1024;
 /** Chunk size of the streams towards the clients. */
 const STREAM_HIGH_WATER_MARK = 64 * 1024;
 
+/** A member of a flight: whose request it is (its bytes are charged to it) and how it fetches the image alone. */
+export interface Member {
+  client: string;
+  open: (signal: AbortSignal) => Promise<OpenedImage>;
+}
+
 export class ImageFlights {
   private readonly joinable = new Map<string, Flight>();
 
-  /** Joins the flight of `key`, or starts one with `open` (given the signal that aborts it once every member has gone). */
-  join(key: string, open: (signal: AbortSignal) => Promise<OpenedImage>): Joined {
+  /** `scheduler` gives each chunk its turn (byte-scheduler.ts). */
+  constructor(private readonly scheduler: ByteScheduler) {}
+
+  /**
+   * Joins the flight of `key`, or starts one with `member.open` (given the signal that aborts it
+   * once every member has gone). A flight's bytes are charged to the client that started it, as
+   * its fetch is.
+   */
+  join(key: string, member: Member): Joined {
     let flight = this.joinable.get(key);
     if (flight === undefined) {
-      const started: Flight = new Flight(open, () => {
+      const started: Flight = new Flight(member, this.scheduler, () => {
         if (this.joinable.get(key) === started) this.joinable.delete(key);
       });
       flight = started;
       this.joinable.set(key, flight);
     }
-    return flight.join(open);
+    return flight.join(member);
   }
 
   /** Flights that may still be joined (for tests and metrics). */
@@ -89,7 +103,7 @@ class Flight implements ByteSource {
    */
   private readonly wanting = new Set<Readable>();
   /** Each member's own way to fetch the image (charged to its client), should it leave the flight. */
-  private readonly opens = new Map<Readable, (signal: AbortSignal) => Promise<OpenedImage>>();
+  private readonly memberOf = new Map<Readable, Member>();
   /** Members that left the flight for a fetch of their own: their streams' source from then on. */
   private readonly ownFetches = new WeakMap<Readable, OwnFetch>();
   private first: Uint8Array | null = null;
@@ -100,11 +114,15 @@ class Flight implements ByteSource {
   private pulling = false;
   private finished = false;
 
+  private readonly client: string;
+
   constructor(
-    open: (signal: AbortSignal) => Promise<OpenedImage>,
+    starter: Member,
+    private readonly scheduler: ByteScheduler,
     private readonly closeToNewcomers: () => void,
   ) {
-    this.opened = open(this.controller.signal);
+    this.client = starter.client;
+    this.opened = starter.open(this.controller.signal);
     this.opened.then(
       (image) => {
         this.image = image;
@@ -114,14 +132,14 @@ class Flight implements ByteSource {
     );
   }
 
-  join(open: (signal: AbortSignal) => Promise<OpenedImage>): Joined {
+  join(member: Member): Joined {
     this.members++;
     // Each member is counted out once: by leave() while it waits, by its stream once it has one.
     let state: 'waiting' | 'streaming' | 'left' = 'waiting';
     const subscribe = (image: OpenedImage) => {
       if (state === 'left') throw new FetchFailed('the client went away', { pageFailure: false });
       state = 'streaming';
-      return { image, body: this.subscribe(open) };
+      return { image, body: this.subscribe(member) };
     };
     // Once the image is open, a newcomer's stream exists at once, so that no chunk pulled from
     // here on can miss it; before, every member's stream is made as the image opens, before any pull.
@@ -136,7 +154,7 @@ class Flight implements ByteSource {
     };
   }
 
-  private subscribe(open: (signal: AbortSignal) => Promise<OpenedImage>): Readable {
+  private subscribe(member: Member): Readable {
     const stream: Readable = new Readable({
       highWaterMark: STREAM_HIGH_WATER_MARK,
       read: () => (this.ownFetches.get(stream) ?? this).want(stream),
@@ -145,7 +163,7 @@ class Flight implements ByteSource {
         callback(err);
       },
     });
-    this.opens.set(stream, open);
+    this.memberOf.set(stream, member);
     if (this.first !== null) stream.push(this.first);
     this.streams.add(stream);
     return stream;
@@ -158,15 +176,15 @@ class Flight implements ByteSource {
 
   gone(stream: Readable): void {
     this.wanting.delete(stream);
-    this.opens.delete(stream);
+    this.memberOf.delete(stream);
     if (this.streams.delete(stream)) this.memberGone();
   }
 
   /** The member of `stream` leaves the flight with what it was sent so far, and fetches the rest itself. */
   private detach(stream: Readable): void {
-    const open = this.opens.get(stream)!;
+    const member = this.memberOf.get(stream)!;
     this.gone(stream);
-    this.ownFetches.set(stream, new OwnFetch(stream, open, this.image!, this.offset, this.crc));
+    this.ownFetches.set(stream, new OwnFetch(stream, member, this.scheduler, this.image!, this.offset, this.crc));
   }
 
   /** Reads the upstream while any member wants more; each chunk goes to every member. */
@@ -185,6 +203,9 @@ class Flight implements ByteSource {
             for (const s of this.streams) s.push(null);
             return;
           }
+          // The chunk's turn among every client's proxied bytes; the upstream is not read meanwhile.
+          await this.scheduler.send(this.client, next.value.length);
+          if (this.finished) return;
           if (this.pulls === 1) this.first = next.value;
           for (const s of [...this.streams]) {
             if (s.readableLength > MAX_LAG_BYTES) this.detach(s);

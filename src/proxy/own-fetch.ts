@@ -7,7 +7,8 @@
 import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { FetchFailed } from '../errors.js';
-import type { OpenedImage } from './image-flight.js';
+import type { ByteScheduler } from './byte-scheduler.js';
+import type { Member, OpenedImage } from './image-flight.js';
 
 /** Where a member's stream gets its bytes: its flight, or its own fetch once detached. */
 export interface ByteSource {
@@ -30,17 +31,19 @@ export class OwnFetch implements ByteSource {
   private crc = 0;
 
   /**
-   * Fetches again with `open` for `stream`, which was sent the first `skip` bytes of `sent`, of
-   * CRC-32 `sentCrc`.
+   * Fetches again with `member.open` for `stream`, which was sent the first `skip` bytes of `sent`,
+   * of CRC-32 `sentCrc`. Every byte read is charged to `member.client` (the skipped ones too: they
+   * took upstream bandwidth).
    */
   constructor(
     private readonly stream: Readable,
-    open: (signal: AbortSignal) => Promise<OpenedImage>,
+    private readonly member: Member,
+    private readonly scheduler: ByteScheduler,
     sent: Pick<OpenedImage, 'length' | 'headers'>,
     private skip: number,
     private readonly sentCrc: number,
   ) {
-    open(this.controller.signal).then(
+    member.open(this.controller.signal).then(
       (image) => {
         this.image = image;
         if (this.done) return image.close();
@@ -80,6 +83,8 @@ export class OwnFetch implements ByteSource {
             this.stream.push(null);
             return;
           }
+          await this.scheduler.send(this.member.client, next.value.length);
+          if (this.done) return;
           const chunk = this.skip > 0 ? this.skipped(next.value) : next.value;
           if (chunk.length === 0) continue;
           this.wanted = false; // before the push, which may ask again at once

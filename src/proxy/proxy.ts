@@ -1,6 +1,8 @@
 // The image proxy (docs/SPEC.md, the image proxy endpoint): fetch through safeFetch (same address
 // guard, deadline, redirect policy and concurrency cap as every upstream fetch), decide from the
-// label and the first bytes before any header leaves, then stream without buffering the image.
+// label, the declared length and the first bytes before any header leaves (a small image is read
+// whole first), then stream without buffering the image, each chunk in its turn among every
+// client's proxied bytes (byte-scheduler.ts).
 //
 // Concurrent requests for one image share one upstream fetch (image-flight.ts).
 //
@@ -18,12 +20,28 @@ import { readPrefix } from '../fetch/read-prefix.js';
 import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
 import { mediaTypeEssence } from '../media-type.js';
 import { hrefWithoutFragment } from '../url-fragment.js';
+import { ByteScheduler, type SchedulerClock } from './byte-scheduler.js';
+import { ClientStreams, type Release } from './client-streams.js';
 import { ImageFlights, type OpenedImage } from './image-flight.js';
 import { detectFormat } from './image-format.js';
 
+/**
+ * Upstream image fetches one client has open at once; more would only add unread bytes in socket
+ * buffers (client-streams.ts). A page of cards asks for a few images at a time.
+ */
+const UPSTREAMS_PER_CLIENT = 4;
+
+/** Images up to this size (by Content-Length) are read whole before the headers leave: one chunk's worth. */
+const READ_WHOLE_MAX_BYTES = 64 * 1024;
+
+/** The usual body chunk (undici's and a Node stream's 64 KB): the byte scheduler's bucket holds at least one. */
+const CHUNK_BYTES = 64 * 1024;
+
 export interface ProxyDeps {
   safeFetch: SafeFetch;
-  config: Pick<Config, 'maxImageBytes' | 'proxyIdleTimeoutMs' | 'proxyBodyTimeoutMs'>;
+  config: Pick<Config, 'maxImageBytes' | 'proxyIdleTimeoutMs' | 'proxyBodyTimeoutMs' | 'proxyEgressBytesPerSecond'>;
+  /** The clock of the byte scheduler (tests pass a controlled one). */
+  clock?: SchedulerClock;
 }
 
 /** Client-facing messages of the 400s (docs/SPEC.md: not an image, empty, unsupported format). */
@@ -41,8 +59,15 @@ export type ImageProxyWithFlights = ((ctx: Context, target: URL, client?: string
  * instance's fair fetch slots with page fetches.
  */
 export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
-  const flights = new ImageFlights();
-  return Object.assign((ctx: Context, target: URL, client?: string) => proxyImage(ctx, target, deps, flights, client), { flights });
+  const streams = new ClientStreams(UPSTREAMS_PER_CLIENT);
+  const flights = new ImageFlights(
+    new ByteScheduler({
+      bytesPerSecond: deps.config.proxyEgressBytesPerSecond,
+      burstBytes: Math.max(CHUNK_BYTES, deps.config.proxyEgressBytesPerSecond / 20),
+      clock: deps.clock,
+    }),
+  );
+  return Object.assign((ctx: Context, target: URL, client?: string) => proxyImage(ctx, target, deps, flights, streams, client), { flights });
 }
 
 /**
@@ -51,8 +76,9 @@ export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
  * image in flight, or throws ProxyRejected (400), FetchFailed (502) or FetchTimeout (504) before
  * any header is sent.
  */
-async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: ImageFlights, client?: string): Promise<void> {
-  const joined = flights.join(hrefWithoutFragment(target), (signal) => openImage(target, deps, signal, client));
+async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: ImageFlights, streams: ClientStreams, client?: string): Promise<void> {
+  const open = async (signal: AbortSignal) => openImage(target, deps, signal, await streams.acquire(client ?? '', signal), client);
+  const joined = flights.join(hrefWithoutFragment(target), { client: client ?? '', open });
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) joined.leave();
   });
@@ -67,13 +93,29 @@ async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: I
   ctx.set(image.headers);
 }
 
-/** Fetches `target` and checks its label and first bytes; the image ready to stream, or a throw. */
-async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, client?: string): Promise<OpenedImage> {
+/**
+ * Fetches `target` and checks its label and first bytes; the image ready to stream, or a throw.
+ * `release` gives back the client's upstream slot (client-streams.ts) once the upstream is closed.
+ */
+async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, release: Release, client?: string): Promise<OpenedImage> {
   const maxBytes = deps.config.maxImageBytes;
   // The total deadline covers the request and the headers; the body is bounded by its progress,
   // so an image arriving slowly but steadily is not cut after some of it has been sent.
   const bodyDeadline = { idleMs: deps.config.proxyIdleTimeoutMs, totalMs: deps.config.proxyBodyTimeoutMs };
-  const upstream = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal, client, bodyDeadline });
+  let fetched: SafeFetchResponse;
+  try {
+    fetched = await deps.safeFetch(target, { accept: PROXY_ACCEPT, maxBytes, signal, client, bodyDeadline });
+  } catch (err) {
+    release();
+    throw err;
+  }
+  // Every way the upstream ends goes through its close(): the slot is given back there.
+  const upstream: SafeFetchResponse = Object.assign(Object.create(fetched) as SafeFetchResponse, {
+    close: () => {
+      fetched.close();
+      release();
+    },
+  });
   let streaming = false;
   try {
     // Upstream 4xx and 5xx are upstream failures (502), whatever their body says.
@@ -91,14 +133,20 @@ async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, clie
     if (declared !== null && declared > maxBytes)
       throw new FetchFailed(`Content-Length ${declared} over MAX_IMAGE_BYTES ${maxBytes}`, { failure: failures.tooLarge(maxBytes) });
 
-    const { head, rest } = await readPrefix(upstream.body, PROXY_PEEK_BYTES);
+    // With a Content-Encoding the declared length counts encoded bytes, not what we send.
+    const length = encoded ? null : declared;
+    // A small image is read whole before any header leaves (one byte past its length, to see that
+    // it ends there), so that a body shorter or longer than it said fails with an error answer, not
+    // with a cut after a 200; a larger one only its first bytes.
+    const whole = length !== null && length <= READ_WHOLE_MAX_BYTES;
+    const { head, rest } = await readPrefix(upstream.body, whole ? length + 1 : PROXY_PEEK_BYTES);
+    if (upstream.truncated) throw new FetchFailed(`image over MAX_IMAGE_BYTES ${maxBytes} within its first bytes`, { failure: failures.tooLarge(maxBytes) });
     if (head.length === 0) throw new ProxyRejected(REJECTIONS.empty);
     const format = detectFormat(head);
     if (!format) throw new ProxyRejected(REJECTIONS.unsupported);
 
-    // With a Content-Encoding the declared length counts encoded bytes, not what we send.
-    const length = encoded ? null : declared;
     if (length !== null && head.length > length) throw new FetchFailed(`more bytes than the declared Content-Length ${length}`);
+    if (length !== null && rest === null && head.length < length) throw new FetchFailed(`body of ${head.length} bytes, Content-Length said ${length}`);
     const headers: Record<string, string> = {};
     for (const name of FORWARDABLE_RESPONSE_HEADERS) {
       const value = upstream.headers[name];

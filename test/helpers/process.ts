@@ -47,6 +47,7 @@ export async function startProcess(env: Record<string, string>, entry: Entry = '
       SHUTDOWN_DRAIN_MS: '0',
       MAX_CONNECTIONS_PER_CLIENT: '0',
       MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
+      CLIENT_REQUESTS_PER_SECOND: '0',
       METRICS_PUBLIC: 'true',
       SHED_TARGET_MS: '0',
       ...env,

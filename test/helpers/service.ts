@@ -35,6 +35,7 @@ export const TEST_ENV: Record<string, string> = {
   METRICS_PUBLIC: 'true',
   MAX_CONNECTIONS_PER_CLIENT: '0',
   MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
+  CLIENT_REQUESTS_PER_SECOND: '0',
   SHED_TARGET_MS: '0',
 };
 

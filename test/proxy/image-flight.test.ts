@@ -5,9 +5,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Readable } from 'node:stream';
 import { FetchFailed } from '../../src/errors.js';
+import { ByteScheduler } from '../../src/proxy/byte-scheduler.js';
 import { ImageFlights, type Joined, type OpenedImage } from '../../src/proxy/image-flight.js';
 
 const CHUNK = 64 * 1024;
+/** The flights' own behaviour, without an egress budget (byte-scheduler.test.ts tests that). */
+const UNBOUNDED = { bytesPerSecond: 0, burstBytes: 0 };
 
 /** The byte chunk k of an image is made of (the same for every fetch of it unless `changed`). */
 const fill = (k: number) => k % 251;
@@ -50,8 +53,11 @@ function image(chunks: number, version: (n: number) => Version = () => ({ chunks
 
 /** Two clients asking for `img` at once: both members of one new flight, with their streams. */
 async function twoMembers(img: ReturnType<typeof image>): Promise<{ joined: [Joined, Joined]; bodies: [Readable, Readable] }> {
-  const flights = new ImageFlights();
-  const joined: [Joined, Joined] = [flights.join('https://img.test/a.png', img.open), flights.join('https://img.test/a.png', img.open)];
+  const flights = new ImageFlights(new ByteScheduler(UNBOUNDED));
+  const joined: [Joined, Joined] = [
+    flights.join('https://img.test/a.png', { client: '192.0.2.1', open: img.open }),
+    flights.join('https://img.test/a.png', { client: '192.0.2.1', open: img.open }),
+  ];
   const [a, b] = await Promise.all(joined.map((member) => member.ready));
   return { joined, bodies: [a!.body, b!.body] };
 }
@@ -89,8 +95,8 @@ function readAll(body: Readable, what: string): Promise<Buffer> {
 
 test('a lone member asking for more with exactly one chunk still buffered gets the rest (its read() must be answered)', async () => {
   const img = image(40);
-  const flights = new ImageFlights();
-  const { body } = await flights.join('https://img.test/a.png', img.open).ready;
+  const flights = new ImageFlights(new ByteScheduler(UNBOUNDED));
+  const { body } = await flights.join('https://img.test/a.png', { client: '192.0.2.1', open: img.open }).ready;
   // Read one chunk at a time, paused, as a consumer held back by its socket does: read() asks for
   // more while the chunk it is taking still counts as buffered.
   const parts: Buffer[] = [];
@@ -123,9 +129,9 @@ test('a member whose client goes away after its stream exists is counted out onc
 
 test('a member leaving before its stream exists is counted out; the last one to go closes the upstream', async () => {
   const img = image(4);
-  const flights = new ImageFlights();
-  const early = flights.join('https://img.test/c.png', img.open);
-  const late = flights.join('https://img.test/c.png', img.open);
+  const flights = new ImageFlights(new ByteScheduler(UNBOUNDED));
+  const early = flights.join('https://img.test/c.png', { client: '192.0.2.1', open: img.open });
+  const late = flights.join('https://img.test/c.png', { client: '192.0.2.1', open: img.open });
   early.leave();
   early.leave(); // twice, as a close and an error may both say so
   await early.ready.then(
