@@ -527,7 +527,9 @@ export type GetReserveStylesheetData = {
 export type GetReserveStylesheetErrors = {
     /**
      * The client (an IPv4 address or an IPv6 /64) has `MAX_REQUESTS_IN_FLIGHT_PER_CLIENT`
-     * requests in flight already, on any path; retry after `Retry-After` seconds.
+     * requests in flight already, on any path, or has sent so many faster than
+     * `CLIENT_REQUESTS_PER_SECOND` that this one would wait its turn more than 2 s; retry after
+     * `Retry-After` seconds.
      *
      */
     429: ApiError;
