@@ -92,7 +92,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     createHandlers({
       config,
       metadata,
-      proxy: deps.proxy ?? createImageProxy({ safeFetch, config }),
+      proxy: deps.proxy ?? createImageProxy({ safeFetch, config, admit: engine.shedder ? (client) => engine.shedder!.admit(client) : undefined }),
       health,
       metrics,
       responses,

@@ -21,6 +21,7 @@ import type { SafeFetch, SafeFetchResponse } from '../fetch/types.js';
 import { mediaTypeEssence } from '../media-type.js';
 import { hrefWithoutFragment } from '../url-fragment.js';
 import { ByteScheduler, type SchedulerClock } from './byte-scheduler.js';
+import { chargedClient } from '../fetch/charge.js';
 import { ClientStreams, type Release } from './client-streams.js';
 import { ImageFlights, type OpenedImage } from './image-flight.js';
 import { detectFormat } from './image-format.js';
@@ -42,6 +43,11 @@ export interface ProxyDeps {
   config: Pick<Config, 'maxImageBytes' | 'proxyIdleTimeoutMs' | 'proxyBodyTimeoutMs' | 'proxyEgressBytesPerSecond'>;
   /** The clock of the byte scheduler (tests pass a controlled one). */
   clock?: SchedulerClock;
+  /**
+   * Admits an upstream image fetch for a client (its key) past capacity, as pages are
+   * (fairness/load-shedder.ts): throws Overloaded, or returns what ends it. None: all admitted.
+   */
+  admit?: (client: string | null) => () => void;
 }
 
 /** Client-facing messages of the 400s (docs/SPEC.md: not an image, empty, unsupported format). */
@@ -77,7 +83,17 @@ export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
  * any header is sent.
  */
 async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: ImageFlights, streams: ClientStreams, client?: string): Promise<void> {
-  const open = async (signal: AbortSignal) => openImage(target, deps, signal, await streams.acquire(client ?? '', signal), client);
+  const open = async (signal: AbortSignal) => {
+    // Past capacity an image is refused (503) before it waits for a stream or a fetch slot.
+    const admitted = deps.admit?.(chargedClient(client)) ?? (() => {});
+    try {
+      const stream = await streams.acquire(client ?? '', signal);
+      return await openImage(target, deps, signal, () => (stream(), admitted()), client);
+    } catch (err) {
+      admitted();
+      throw err;
+    }
+  };
   const joined = flights.join(hrefWithoutFragment(target), { client: client ?? '', open });
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) joined.leave();

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startService } from '../helpers/service.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
 import { until } from '../helpers/until.js';
 
 // Past capacity, end to end: one fetch slot and a page that takes 150 ms make a queue that stands
@@ -11,6 +11,7 @@ import { until } from '../helpers/until.js';
 // step by step on a controlled clock, is test/fairness/load-shedder.test.ts.
 
 const PAGE_MS = 150;
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const overload = suite<{ up: Upstream }>('past capacity');
@@ -23,6 +24,7 @@ overload.before.each(async (ctx) => {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end('<title>Slow</title>');
       },
+      '/img.png': respond(200, PNG, { 'content-type': 'image/png' }),
     },
   });
 });
@@ -56,6 +58,16 @@ overload('a client asking more than the instance finishes is refused at once, he
         assert.ok(health.degraded_by.includes('shedding'), JSON.stringify(health.degraded_by));
         assert.ok(health.shedding.refused_per_s > 0 && health.shedding.fraction > 0, JSON.stringify(health.shedding));
         assert.ok(health.shedding.standing.includes('fetches'), JSON.stringify(health.shedding));
+        // Its images are refused too, before they wait for a fetch slot (the client's share of the
+        // load is refused at random when it is the lightest refused: of five, some are).
+        const images = await Promise.all(
+          [1, 2, 3, 4, 5].map((i) =>
+            svc.request(`/v1/cors-proxy?${new URLSearchParams({ url: up.url(`/img.png?${i}`).href })}`, { localAddress: '127.0.0.71' }),
+          ),
+        );
+        const refusedImage = images.find((image) => image.status === 503);
+        assert.ok(refusedImage, images.map((image) => image.status).join(', '));
+        assert.match(refusedImage.json.error, /^The service is busy; retry in /);
         // A bystander with nothing in flight is admitted, and served first among the waiters.
         const bystander = await svc.request(`/v1/metadata?${new URLSearchParams({ url: up.url('/slow?bystander').href })}`, { localAddress: '127.0.0.72' });
         assert.equal([bystander.status, bystander.json.title], [200, 'Slow']);
