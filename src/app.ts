@@ -8,7 +8,7 @@ import compress from 'koa-compress';
 import zlib from 'node:zlib';
 import type { Config } from './config.js';
 import { cors } from './api/cors.js';
-import { assetOperations } from './assets/routes.js';
+import { assetOperations } from './api/asset-routes.js';
 import { errorBoundary } from './api/error-boundary.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
 import { identifyClient, rateLimit } from './api/rate-limit.js';

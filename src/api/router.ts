@@ -13,7 +13,7 @@ import { MethodNotAllowed, NotFound, type ErrorSurface } from '../errors.js';
 import { routerDefinition } from '../package-root.js';
 import { API_PREFIX } from '../paths.js';
 import type { TargetOptions } from '../fetch/target.js';
-import type { AssetOperations } from '../assets/routes.js';
+import type { AssetOperations } from './asset-routes.js';
 import { nearMissWarning, WARNING_HEADER } from './near-miss.js';
 import { operationTable } from './operation-table.js';
 import type { Route, Step } from './route.js';

@@ -6,7 +6,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { loadConfig } from '../../src/config.js';
-import { assetOperations, type AssetOptions } from '../../src/assets/routes.js';
+import { assetOperations, type AssetOptions } from '../../src/api/asset-routes.js';
 import { TEST_TLS } from '../helpers/upstream.js';
 
 /** A page that loads the element from `componentUrl` (default: this server's /component.js). */

@@ -1,16 +1,16 @@
 // GET /component.js, GET /linkpeek-preview.css (the element's height reserve, built beside it),
 // GET /, GET /favicon.ico and GET /docs with its files: the operations of openapi.yaml answered
-// from files. Which request reaches which is the route table's to say (api/router.ts).
+// from files (src/assets/). Which request reaches which is the route table's to say (router.ts).
 import type { Context } from 'koa';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { NotFound } from '../errors.js';
-import type { Step } from '../api/route.js';
-import { componentBundle, DEFAULT_BUNDLE_PATH } from './component-bundle.js';
-import { DOCS_CSP, docsAssets } from './docs.js';
-import { faviconIco } from './favicon.js';
-import { SHOWCASE_CSP, showcaseHtml } from './showcase-page.js';
-import { StaticAsset } from './static-asset.js';
+import type { Step } from './route.js';
+import { componentBundle, DEFAULT_BUNDLE_PATH } from '../assets/component-bundle.js';
+import { DOCS_CSP, docsAssets } from '../assets/docs.js';
+import { faviconIco } from '../assets/favicon.js';
+import { SHOWCASE_CSP, showcaseHtml } from '../assets/showcase-page.js';
+import { StaticAsset } from '../assets/static-asset.js';
 
 /** The bundle and the icon may change with each deploy; an hour bounds how long a stale copy lives (openapi.yaml). */
 const BUNDLE_CACHE_CONTROL = 'public, max-age=3600';
