@@ -237,8 +237,12 @@ export const SETTINGS = {
       return ms;
     },
   },
-  // One worker a core: the event loop answers and waits on the network, the workers compute.
-  scanWorkers: { env: 'SCAN_WORKERS', read: (f) => f.int(availableParallelism(), { min: 0, max: 64 }) },
+  // One worker a core but one: the event loop answers and waits on the network, the workers
+  // compute, and the event loop keeps a core of its own. With as many workers as cores, 128
+  // addresses sending heavy heads left it a third of a core: a bystander's cached answer took 1.9 s
+  // and its fresh page 4.1 s; with one fewer, 1.4 ms and 255 ms, for the same capacity alone
+  // (280 and 286 ordinary pages a second; bench:fairness, bench/results/fairness.md).
+  scanWorkers: { env: 'SCAN_WORKERS', read: (f) => f.int(Math.max(1, availableParallelism() - 1), { min: 0, max: 64 }) },
   // 50 ms: within the bystander's +50 ms at the median (bench:fairness, bench/results/fairness.md).
   // The service's alone: the library never refuses a page.
   shedTargetMs: { env: 'SHED_TARGET_MS', service: true, read: (f) => f.int(50, { min: 0, max: 10_000 }) },

@@ -36,8 +36,8 @@ test('DNS_SERVERS: IPv4 and bracketed IPv6, each with an optional port', () => {
   assert.equal(c.dnsServers, ['192.0.2.53', '127.0.0.1:5353', '2001:db8::53', '[2001:db8::53]:53']);
 });
 
-test('SCAN_WORKERS is one a core unless set; REQUEST_DEADLINE_MS is the fetch deadline plus the enrichment budget unless set', () => {
-  assert.equal([loadConfig({}).scanWorkers, loadConfig({ SCAN_WORKERS: '0' }).scanWorkers], [availableParallelism(), 0]);
+test('SCAN_WORKERS is one a core but one (at least one) unless set; REQUEST_DEADLINE_MS is the fetch deadline plus the enrichment budget unless set', () => {
+  assert.equal([loadConfig({}).scanWorkers, loadConfig({ SCAN_WORKERS: '0' }).scanWorkers], [Math.max(1, availableParallelism() - 1), 0]);
   assert.is(loadConfig({}).requestDeadlineMs, 9500);
   assert.is(loadConfig({ FETCH_TIMEOUT_MS: '3000', ENRICH_BUDGET_MS: '500' }).requestDeadlineMs, 3500);
   assert.is(loadConfig({ REQUEST_DEADLINE_MS: '2000' }).requestDeadlineMs, 2000);
