@@ -51,17 +51,14 @@ const testEnv = { ...process.env, FORCE_COLOR: '0', ...(redis ? { TEST_REDIS_URL
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
 // Files that measure time (deadlines, rate-limit windows, shutdown grace, DNS timeouts, a log
-// line's delay, the browser's layout shifts, lazy loads and a slow answer) run alone; the rest of
+// line's delay, the browser's layout shifts, lazy loads, a slow answer, and a reader's pace through
+// 30 cards against the rate limit's real window: beside other files it missed its 30 s) run alone; the rest of
 // ops/ (the compiled build, prepare, metrics, start-up failures' exit codes) measures none;
 // the rest run two at a time (the machines have 2 cores), which keeps CI's two full runs well
 // inside its time limit.
 const TIMING_SENSITIVE =
-  /^(api\/overload|ops\/(dead-resolver|dns-health|instances|logs|npm-start|redis-stall|shutdown)|element\/(layout-shift|lazy-load|render-url)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
+  /^(api\/overload|ops\/(dead-resolver|dns-health|instances|logs|npm-start|redis-stall|shutdown)|element\/(layout-shift|lazy-load|render-url|proxied-images)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
-// Files that spend their time waiting on real time with little CPU of their own (a reader's
-// scrolling pace against the rate limit's real window) run beside the shared ones, outside their
-// lanes, from the start: they would otherwise hold a lane, or the machine, idle for half a minute.
-const BESIDE = /^element\/proxied-images/;
 
 let passed = 0;
 let failed = 0;
@@ -78,19 +75,17 @@ function record(file, result) {
   if (result.failed > 0 || result.problem) troubled.push(`${file}${result.problem ? ` (${result.problem})` : ''}`);
 }
 
-const beside = files.filter((f) => BESIDE.test(f));
-const shared = files.filter((f) => !TIMING_SENSITIVE.test(f) && !BESIDE.test(f));
-const alone = files.filter((f) => TIMING_SENSITIVE.test(f) && !BESIDE.test(f));
+const shared = files.filter((f) => !TIMING_SENSITIVE.test(f));
+const alone = files.filter((f) => TIMING_SENSITIVE.test(f));
 let next = 0;
-await Promise.all([
-  ...beside.map(async (file) => record(file, await runFile(file))),
-  ...Array.from({ length: Math.max(1, PARALLEL) }, async () => {
+await Promise.all(
+  Array.from({ length: Math.max(1, PARALLEL) }, async () => {
     while (next < shared.length) {
       const file = shared[next++];
       record(file, await runFile(file));
     }
   }),
-]);
+);
 for (const file of alone) record(file, await runFile(file));
 
 if (files.length === 0) {
