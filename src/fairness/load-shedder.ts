@@ -3,10 +3,10 @@
 //
 // When is the instance past its capacity? When a queue stands, as CoDel (RFC 8289, Linux's
 // fq_codel) tells it: not when a burst made a few requests wait, but when over a whole interval
-// even the least delayed waited longer than the target. Three delays are watched, each its own
+// even the least delayed waited longer than the target. Four delays are watched, each its own
 // CoDel detector, and any one standing means overload:
 //   - how late the event loop runs (a timer's lateness): the thread that answers is saturated;
-//   - how long fetch, lookup and scan grants waited that their client's share allowed (a client
+//   - how long fetch, lookup and scan grants (three queues) waited that their client's share allowed (a client
 //     waiting on its own excess is its share working, not the instance's congestion);
 // An interval with one grant at once, or one timer on time, has no standing queue.
 //
@@ -43,8 +43,6 @@ export interface LoadShedderOptions {
    * its timer ran later than a fifth of it all interval long. 0 turns shedding off.
    */
   targetMs: number;
-  /** The interval over which the least delay is taken (ms). */
-  intervalMs?: number;
   /** The clock (ms); tests drive it. */
   now?: () => number;
   /** Uniform in [0, 1): whether a page of a client refused in part is (Math.random; tests fix it). */
@@ -95,7 +93,6 @@ interface Detector {
 
 export class LoadShedder {
   private readonly now: () => number;
-  private readonly intervalMs: number;
   private readonly inFlight = new Map<string, number>();
   private readonly detectors = new Map<DelaySource, Detector>();
   private intervalEnd: number;
@@ -111,8 +108,7 @@ export class LoadShedder {
 
   constructor(private readonly opts: LoadShedderOptions) {
     this.now = opts.now ?? (() => performance.now());
-    this.intervalMs = opts.intervalMs ?? SHED_INTERVAL_MS;
-    this.intervalEnd = this.now() + this.intervalMs;
+    this.intervalEnd = this.now() + SHED_INTERVAL_MS;
     this.refused = new EventCount(RATE_WINDOW_S, this.now);
     this.admitted = new EventCount(RATE_WINDOW_S, this.now);
   }
@@ -220,8 +216,8 @@ export class LoadShedder {
     }
     this.detectors.clear();
     // Intervals with no sample at all (an idle instance) are clear ones.
-    const clearIntervals = Math.floor((now - this.intervalEnd) / this.intervalMs);
-    this.intervalEnd += (clearIntervals + 1) * this.intervalMs;
+    const clearIntervals = Math.floor((now - this.intervalEnd) / SHED_INTERVAL_MS);
+    this.intervalEnd += (clearIntervals + 1) * SHED_INTERVAL_MS;
     if (this.standing.length > 0) this.fraction = Math.min(MAX_FRACTION, Math.max(FIRST_FRACTION, this.fraction * 2, excess));
     else this.fraction *= CLEAR_DECAY;
     this.fraction *= CLEAR_DECAY ** clearIntervals;
