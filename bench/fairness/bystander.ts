@@ -10,6 +10,8 @@ export interface Sample {
   sentAt: number;
   status: number;
   ms: number;
+  /** LinkPeek's Server-Timing for the answer (its steps' milliseconds), when it had one. */
+  serverTiming?: string;
 }
 
 const BYSTANDER = { address: '127.3.0.1' };
@@ -48,7 +50,7 @@ export async function runBystander(origin: string, sites: Site[], cachedPool: st
     pending.push(
       get(metadataUrl(origin, page), BYSTANDER, TIMEOUT_MS).then((res) => {
         if (kind === 'uncached' && res.status === 200) cachedPool.push(page);
-        return { kind, sentAt, status: res.status, ms: res.ms };
+        return { kind, sentAt, status: res.status, ms: res.ms, ...(res.serverTiming === undefined ? {} : { serverTiming: res.serverTiming }) };
       }),
     );
     await new Promise((r) => setTimeout(r, Math.max(0, sentAt + everyMs - performance.now())));

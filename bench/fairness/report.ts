@@ -45,7 +45,8 @@ export const TABLE_HEAD = [
   'met',
 ];
 
-const phaseOf = (run: AttackRun, s: Sample) => (s.sentAt < run.attackStart ? 'baseline' : 'attack');
+/** A sample belongs to the baseline only if it was answered before the attack began: one the attack overlapped counts as the attack's. */
+const phaseOf = (run: AttackRun, s: Sample) => (s.sentAt + s.ms < run.attackStart ? 'baseline' : 'attack');
 const pick = (runs: AttackRun[], phase: string, kind: Sample['kind']) =>
   runs.flatMap((run) => run.samples.filter((s) => phaseOf(run, s) === phase && s.kind === kind));
 /** A request not answered 200 ranks above every answer: a fast 503 must not make a percentile look good. */
@@ -121,7 +122,8 @@ export function details(runs: AttackRun[]): string[] {
   return runs.map((run) => {
     const inAttack = run.health.filter((h) => h.at >= run.attackStart && h.at <= run.attackEnd);
     const baselineDegraded = run.health.filter((h) => h.at < run.attackStart && h.status !== 'ok').length;
-    const slowest = Math.max(0, ...run.samples.filter((s) => phaseOf(run, s) === 'attack').map((s) => s.ms));
+    const attackSamples = run.samples.filter((s) => phaseOf(run, s) === 'attack');
+    const slowest = attackSamples.reduce<Sample | null>((worst, s) => (worst === null || s.ms > worst.ms ? s : worst), null);
     const statuses = Object.entries(run.attacker.statuses)
       .sort()
       .map(([k, v]) => `${k}: ${v}`)
@@ -129,7 +131,7 @@ export function details(runs: AttackRun[]): string[] {
     const count = (phase: string, kind: Sample['kind']) => pick([run], phase, kind).length;
     return (
       `- ${CLASS_LABEL[run.attack]}, ${run.size} addresses: bystander samples baseline ${count('baseline', 'uncached')} uncached + ${count('baseline', 'cached')} cached, ` +
-      `attack ${count('attack', 'uncached')} + ${count('attack', 'cached')}, slowest ${ms(slowest)}; this run's own baseline uncached p50 ${ms(median(pick([run], 'baseline', 'uncached').map(latency)))}; ` +
+      `attack ${count('attack', 'uncached')} + ${count('attack', 'cached')}, slowest ${ms(slowest?.ms ?? 0)}${slowest?.serverTiming ? ` (Server-Timing: ${slowest.serverTiming})` : ''}; this run's own baseline uncached p50 ${ms(median(pick([run], 'baseline', 'uncached').map(latency)))}; ` +
       `attackers sent ${run.attackerSent} (${statuses}); LinkPeek CPU ${run.cpuPerSecond.baseline.toFixed(2)} s/s alone, ${run.cpuPerSecond.attack.toFixed(2)} s/s under attack, peak RSS ${run.peakRssMb.toFixed(0)} MB; ` +
       `/healthz during the attack: ${inAttack.filter((h) => h.status === 'degraded').length} degraded, ${inAttack.filter((h) => h.status === 'no answer').length} unanswered of ${inAttack.length} polls, ` +
       `event-loop delay p99 up to ${ms(Math.max(0, ...inAttack.map((h) => h.loopP99).filter(Number.isFinite)))}, max ${ms(Math.max(0, ...inAttack.map((h) => h.loopMax).filter(Number.isFinite)))}, in flight up to ${Math.max(0, ...inAttack.map((h) => h.inFlight).filter(Number.isFinite))}, queued up to ${Math.max(0, ...inAttack.map((h) => h.queued).filter(Number.isFinite))}; ` +

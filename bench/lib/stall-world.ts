@@ -54,6 +54,8 @@ export interface Timed {
   status: number;
   ms: number;
   body: string;
+  /** The answer's Server-Timing header (where a LinkPeek answer spent its time), when it had one. */
+  serverTiming?: string;
 }
 
 /**
@@ -65,9 +67,9 @@ export interface Timed {
 export function timedGet(url: string, localAddress: string, timeoutMs = 30_000, headers: Record<string, string> = {}): Promise<Timed> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const done = (status: number, body: string) => {
+    const done = (status: number, body: string, serverTiming?: string) => {
       clearTimeout(deadline);
-      resolve({ status, ms: performance.now() - started, body });
+      resolve({ status, ms: performance.now() - started, body, ...(serverTiming === undefined ? {} : { serverTiming }) });
     };
     const deadline = setTimeout(() => {
       req.destroy();
@@ -77,7 +79,7 @@ export function timedGet(url: string, localAddress: string, timeoutMs = 30_000, 
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
-      res.on('end', () => done(res.statusCode ?? 0, body));
+      res.on('end', () => done(res.statusCode ?? 0, body, [res.headers['server-timing']].flat().join(', ') || undefined));
       res.on('error', () => done(0, body));
     });
     req.on('error', () => done(0, ''));

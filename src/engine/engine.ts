@@ -30,6 +30,14 @@ import { createSafetyCheck, type SafetyCheck } from '../safety/index.js';
  */
 const SCAN_QUEUE_PER_THREAD = 256;
 
+/**
+ * With load shedding on (the service), a page that has waited this long for a scan thread is refused
+ * (503 Overloaded) instead of scanned late, if its client is one the shedder refuses now (the
+ * heaviest): a queue of heavy pages admitted in one burst would otherwise hold seconds of scans.
+ * A second: a client refused should know it within two.
+ */
+const MAX_SCAN_WAIT_MS = 1000;
+
 /** What the service counts (metrics.ts); the library passes none. */
 export interface EngineHooks {
   onDnsQuery?: (outcome: DnsOutcome, seconds: number) => void;
@@ -94,13 +102,19 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
   const scanner: PageScanner =
     config.scanWorkers === 0
       ? inlineScanner()
-      : new ScanPool({ size: config.scanWorkers, maxQueued: SCAN_QUEUE_PER_THREAD * config.scanWorkers, ledger: fetcher.limiter.costs });
+      : new ScanPool({
+          size: config.scanWorkers,
+          maxQueued: SCAN_QUEUE_PER_THREAD * config.scanWorkers,
+          ledger: fetcher.limiter.costs,
+          maxWaitMs: deps.shedLoad && config.shedTargetMs > 0 ? MAX_SCAN_WAIT_MS : 0,
+          refusesStale: (client) => shedder?.isRefusing(client) ?? false,
+        });
   // Safe Browsing's own API calls resolve through the same resolver, never dns.lookup.
   const apiFetch = fetchThrough(resolver);
   const safety = createSafetyCheck(config, { logger, fetch: apiFetch.fetch, onProviderFailure: hooks.onSafetyFailure });
   const embeds = embedLookup({ safeFetch, providers: deps.oembedProviders });
   const enrichers = deps.enrichers ?? [safetyEnricher(safety), imageEnricher({ safeFetch, config }), embeds.enricher];
-  const shedder =
+  const shedder: LoadShedder | null =
     deps.shedLoad && config.shedTargetMs > 0
       ? new LoadShedder({
           ledger: fetcher.limiter.costs,

@@ -17,7 +17,7 @@ import { isHtmlMediaType, mediaTypeEssence } from '../media-type.js';
 import { emptyMetadata } from '../metadata/extract.js';
 import { type Enricher, type EnrichmentInput, runEnrichers } from '../metadata/enrichment.js';
 import type { MetadataPipeline, RequestTiming } from '../metadata/service-types.js';
-import { HeadBytes } from '../scan/head-bytes.js';
+import { HeadBytes, scanAsRead } from '../scan/head-bytes.js';
 import type { PageScan } from '../scan/page-scan.js';
 import type { PageScanner } from '../scan/scan-pool.js';
 import type { RecentScanTimes } from '../scan/scan-times.js';
@@ -55,12 +55,6 @@ interface Extraction {
   deadline: RequestDeadline;
   timing: RequestTiming | undefined;
 }
-
-/**
- * Scans of one page at most: a `<body` that was no start tag (in a comment or a script) makes the
- * reading go on to the next one, and after this many, to the end of the page.
- */
-const MAX_SCANS = 3;
 
 export function createMetadataPipeline(deps: MetadataPipelineDeps): MetadataPipeline {
   const { config } = deps;
@@ -140,19 +134,14 @@ async function readPage(extraction: Extraction, deps: MetadataPipelineDeps): Pro
  * ended: the rest is never downloaded. The answer depends on the bytes alone.
  */
 async function scanHead(res: SafeFetchResponse, extraction: Extraction, deps: MetadataPipelineDeps): Promise<PageScan> {
-  const head = new HeadBytes(res.body);
   const task = {
     contentType: res.headers['content-type'] ?? '',
     pageUrl: res.url.href,
     requestedUrl: extraction.target.href,
     contentLanguage: res.headers['content-language'] ?? null,
   };
-  let bytes = await head.next();
-  for (let scans = 1; ; scans++) {
-    const scan = await deps.scanner.scan({ ...task, bytes }, chargedClient(extraction.client), extraction.deadline.signal);
-    if (scan.stoppedAtBody || scan.markupLimit || head.ended) return scan;
-    bytes = await head.next(scans >= MAX_SCANS);
-  }
+  const client = chargedClient(extraction.client);
+  return scanAsRead(new HeadBytes(res.body), (bytes) => deps.scanner.scan({ ...task, bytes }, client, extraction.deadline.signal));
 }
 
 /**

@@ -1,9 +1,12 @@
 // What each client's recent requests cost the instance beyond the slots they hold: CPU time of
-// their pages (the head scan), charged after the fact by whoever measured it. The fair schedulers
-// (fairness/fair-queue.ts) count it as slots held, so a client whose pages are costly gets fewer slots
-// and is served after cheaper clients, until the cost decays away.
+// their pages (the head scan), charged after the fact by whoever measured it, and, past capacity,
+// how often it asks (admitted or refused: fairness/load-shedder.ts notes each ask). The fair
+// schedulers (fairness/fair-queue.ts) count both as slots held, so a client whose pages are costly,
+// or who asks far more than others, gets fewer slots and is served after the others, until it
+// decays away. Asks count refused pages too: a client refused for a while still asks as often, and
+// must not come back lighter than a bystander who asks a page now and then.
 //
-// Recent, not total: a cost halves every HALF_LIFE_MS, so a client that stops sending costly pages
+// Recent, not total: a cost halves every COST_HALF_LIFE_MS (asks every ASK_HALF_LIFE_MS), so a client that stops sending costly pages
 // is an ordinary client again within a minute, and a cost from last hour weighs nothing.
 
 /** A charge halves in this time (on the injected clock). */
@@ -17,16 +20,32 @@ export const COST_HALF_LIFE_MS = 10_000;
  */
 export const CPU_MS_PER_SLOT = 50;
 
+/**
+ * Asks halve in this time: they measure how often a client asks now, so that within a second or two
+ * of an attack's start its clients weigh more than a bystander who has asked a page every 2 s for
+ * minutes (with the CPU's half-life, the bystander's long history outweighed the newcomers').
+ */
+export const ASK_HALF_LIFE_MS = 2_000;
+
+/**
+ * Pages asked lately that weigh as much as one slot held. A client asking a page every 2 s settles
+ * near 1.4 asks (0.7 slot); one asking two a second (the rate limit's pace), near 5.8 (2.9 slots).
+ */
+export const ASKS_PER_SLOT = 2;
+
 /** Clients remembered at most (the least recently charged are forgotten first). */
 const MAX_CLIENTS = 10_000;
 
-/** A decayed cost below this is forgotten: it no longer changes any decision. */
+/** A decayed cost below these is forgotten: it no longer changes any decision. */
 const NEGLIGIBLE_MS = 0.5;
+const NEGLIGIBLE_ASKS = 0.05;
 
 interface Cost {
   ms: number;
   /** Pages whose scan ended, decayed like `ms`. */
   pages: number;
+  /** Pages asked, decayed like `ms`. */
+  asks: number;
   at: number;
 }
 
@@ -38,17 +57,20 @@ export class ClientLedger {
   /** Adds `cpuMs` milliseconds of CPU to the client with key `client`, and `pages` whole pages ended with it. */
   charge(client: string, cpuMs: number, pages = 0): void {
     if (!(cpuMs > 0) && !(pages > 0)) return;
-    const kept = this.kept(client);
-    const before = this.costs.get(client);
-    this.costs.delete(client); // re-inserted last: Map order is then least recently charged first
-    const ms = (before?.ms ?? 0) * kept + Math.max(0, cpuMs);
-    this.costs.set(client, { ms, pages: (before?.pages ?? 0) * kept + pages, at: this.now() });
-    if (this.costs.size > MAX_CLIENTS) this.forgetOldest();
+    this.add(client, Math.max(0, cpuMs), pages, 0);
   }
 
-  /** The client's recent cost in slots held (CPU_MS_PER_SLOT ms each), fractional. */
+  /** Notes that the client with key `client` asked for a page (admitted or not). */
+  ask(client: string): void {
+    this.add(client, 0, 0, 1);
+  }
+
+  /** The client's recent cost in slots held (CPU_MS_PER_SLOT ms and ASKS_PER_SLOT asks each), fractional. */
   slots(client: string): number {
-    return this.decayed(client) / CPU_MS_PER_SLOT;
+    const cost = this.costs.get(client);
+    if (cost === undefined) return 0;
+    const kept = this.kept(client);
+    return kept === 0 ? 0 : (kept * cost.ms) / CPU_MS_PER_SLOT + (this.keptAsks(cost) * cost.asks) / ASKS_PER_SLOT;
   }
 
   /** The client's recent CPU milliseconds, decayed to now. */
@@ -67,11 +89,6 @@ export class ClientLedger {
     return cost === undefined ? 0 : (cost.ms * kept) / Math.max(1, cost.pages * kept);
   }
 
-  /** Pages of the client whose scan ended lately, decayed like the cost (0 for a client not seen lately). */
-  pagesEnded(client: string): number {
-    return (this.costs.get(client)?.pages ?? 0) * this.kept(client);
-  }
-
   /**
    * The share of the client's charges left now (both its CPU and its pages decay by it); 0 for a
    * client with none, and a cost decayed below NEGLIGIBLE_MS is forgotten.
@@ -80,7 +97,7 @@ export class ClientLedger {
     const cost = this.costs.get(client);
     if (cost === undefined) return 0;
     const kept = 2 ** (-(this.now() - cost.at) / COST_HALF_LIFE_MS);
-    if (cost.ms * kept < NEGLIGIBLE_MS) {
+    if (cost.ms * kept < NEGLIGIBLE_MS && cost.asks * this.keptAsks(cost) < NEGLIGIBLE_ASKS) {
       this.costs.delete(client);
       return 0;
     }
@@ -94,6 +111,24 @@ export class ClientLedger {
 
   get size(): number {
     return this.costs.size;
+  }
+
+  /** The share of a cost's asks left now. */
+  private keptAsks(cost: Cost): number {
+    return 2 ** (-(this.now() - cost.at) / ASK_HALF_LIFE_MS);
+  }
+
+  private add(client: string, cpuMs: number, pages: number, asks: number): void {
+    const kept = this.kept(client);
+    const before = this.costs.get(client);
+    this.costs.delete(client); // re-inserted last: Map order is then least recently charged first
+    this.costs.set(client, {
+      ms: (before?.ms ?? 0) * kept + cpuMs,
+      pages: (before?.pages ?? 0) * kept + pages,
+      asks: before === undefined ? asks : before.asks * this.keptAsks(before) + asks,
+      at: this.now(),
+    });
+    if (this.costs.size > MAX_CLIENTS) this.forgetOldest();
   }
 
   private forgetOldest(): void {

@@ -18,6 +18,11 @@
 // - Each destination holds at most its own cap, a second net: wildcard DNS gives an attacker any
 //   number of registrable domains, so the per-client share is what bounds an attacker.
 // - Queues are bounded, and a full one refuses the client using most (queue-admission.ts).
+// - Waits may be bounded too (maxWaitMs, past capacity only: the service's scan queue): a waiter
+//   that has waited that long when a slot is next handed out is refused instead, if its client is
+//   one the load shedder refuses now (CoDel drops at the queue's head what stood too long, from the
+//   fattest flows). They learn it in time to retry, instead of being served seconds late; a light
+//   client is never refused this way, however long a burst of newcomers made it wait.
 
 import { Overloaded } from '../errors.js';
 import { ClientLedger } from './client-ledger.js';
@@ -42,6 +47,13 @@ export interface FairQueueOptions {
   now?: () => number;
   /** Recent CPU cost per client, shared by the schedulers of one instance. */
   costs?: ClientLedger;
+  /**
+   * A waiter that has waited this long (ms) is refused (Overloaded) when a slot is next handed out,
+   * if `refusesStale` says so of its client; 0 or absent: no bound.
+   */
+  maxWaitMs?: number;
+  /** Whether a stale waiter of the client with this key is refused (the load shedder's verdict); absent: every client's is. */
+  refusesStale?: (client: string) => boolean;
 }
 
 /** `saturated` holds this long after the last moment a waiter its caps allow found no free slot. */
@@ -236,6 +248,7 @@ export class FairQueue {
   /** Grants free slots, each to the next waiter by the order above. */
   private pump(): void {
     if (this.queues.waitingCount === 0) return; // the usual case: nobody waits, nothing to choose
+    if (this.opts.maxWaitMs) this.refuseStale(this.opts.maxWaitMs);
     for (;;) {
       const next = this.next();
       if (next === null) return;
@@ -245,6 +258,21 @@ export class FairQueue {
       }
       this.queues.leave(next);
       next.grant(this.take(next.client, next.host, next));
+    }
+  }
+
+  /** Refuses every waiter that has waited `maxWaitMs` or more, of the clients refusesStale names: each client's oldest come first in its queue. */
+  private refuseStale(maxWaitMs: number): void {
+    const staleBefore = this.now() - maxWaitMs;
+    const refuses = this.opts.refusesStale ?? (() => true);
+    for (const client of [...this.queues.clients.values()]) {
+      if (client.key === SERVICE || client.waiting.length === 0 || client.waiting[0]!.askedAt > staleBefore || !refuses(client.key)) continue;
+      while (client.waiting.length > 0 && client.waiting[0]!.askedAt <= staleBefore) {
+        const stale = client.waiting[0]!;
+        this.queues.leave(stale);
+        stale.refuse(new Overloaded(`waited ${maxWaitMs / 1000} s for a ${this.opts.unit} slot`));
+      }
+      this.queues.forgetIfIdle(client);
     }
   }
 

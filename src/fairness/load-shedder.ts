@@ -11,15 +11,15 @@
 // An interval with one grant at once, or one timer on time, has no standing queue.
 //
 // Whom to refuse? While queues stand, a growing fraction of the load, taken from the heaviest
-// clients first (weight: requests in flight, plus recent scan CPU and recent pages in the shared
-// ledger, as the fair queue weighs them): at each interval's end the clients are ranked by weight,
+// clients first (weight: requests in flight, plus recent scan CPU and recent asks, refused ones
+// too, in the shared ledger, as the fair queue weighs them): at each interval's end the clients are ranked by weight,
 // and those whose weights add up to that fraction of the total are refused, the last of them only
 // for its part, at random (so a client alone is refused that fraction of its pages, not all of
 // them). The fraction grows with each standing interval (doubling, or at once to the share by
-// which the worst delay is past its target) and shrinks with each clear one, as a drop probability
-// does in PIE (RFC 8033). A client with nothing in flight and no recent cost weighs
-// nothing and is never refused, nor a client first seen since the ranking: a light bystander is
-// admitted first. Work already admitted is never cut: fair by refusing at the door, never by
+// which the worst delay is past its target, once a quarter is refused) and shrinks with each clear one, as a drop probability
+// does in PIE (RFC 8033). A client with nothing in flight and nothing recent weighs
+// nothing and is never refused, nor a client first seen since the ranking; a light bystander is
+// admitted first, and a refused client asking as often as ever stays heavier than it. Work already admitted is never cut: fair by refusing at the door, never by
 // truncation.
 
 import { Overloaded } from '../errors.js';
@@ -58,11 +58,11 @@ const FIRST_FRACTION = 1 / 16;
  * using little (a bystander asking a page now and then) are never refused for the heaviest ones.
  */
 const MAX_FRACTION = 0.95;
+/** The fraction from which a standing interval may raise it at once to the excess of the delay over its target. */
+const JUMP_FROM = 1 / 4;
 /** After a clear interval the fraction is kept at this share; below MIN_FRACTION it is 0. */
 const CLEAR_DECAY = 0.7;
 const MIN_FRACTION = 1 / 64;
-/** Recent pages that weigh as much as one request in flight. */
-const PAGES_PER_SLOT = 10;
 /** Refusals and admissions are counted over this window (s) for /healthz. */
 const RATE_WINDOW_S = 10;
 /** Retry-After, in seconds, at most. */
@@ -152,6 +152,7 @@ export class LoadShedder {
    */
   admit(client: string | null): () => void {
     this.tick();
+    if (client !== null) this.opts.ledger.ask(client);
     const chance = client === null ? undefined : this.refusing.get(client);
     if (chance !== undefined && (chance >= 1 || (this.opts.random ?? Math.random)() < chance)) {
       this.refused.add();
@@ -170,6 +171,12 @@ export class LoadShedder {
     };
   }
 
+  /** Whether pages of `client` are being refused now (wholly or in part): the heaviest clients' are. */
+  isRefusing(client: string): boolean {
+    this.tick();
+    return this.refusing.has(client);
+  }
+
   stats(): ShedStats {
     this.tick();
     const perSecond = (count: EventCount) => Math.round(count.perSecond() * 10) / 10;
@@ -182,10 +189,9 @@ export class LoadShedder {
     };
   }
 
-  /** What `client` uses now, in slots: requests in flight, recent scan CPU, recent pages. */
+  /** What `client` uses now, in slots: requests in flight, recent scan CPU, recent asks (client-ledger.ts). */
   private weightOf(client: string): number {
-    const { ledger } = this.opts;
-    return (this.inFlight.get(client) ?? 0) + ledger.slots(client) + ledger.pagesEnded(client) / PAGES_PER_SLOT;
+    return (this.inFlight.get(client) ?? 0) + this.opts.ledger.slots(client);
   }
 
   /** Seconds until a weight this far above the line has decayed to it, within 1 to MAX_RETRY_AFTER_S. */
@@ -218,7 +224,9 @@ export class LoadShedder {
     // Intervals with no sample at all (an idle instance) are clear ones.
     const clearIntervals = Math.floor((now - this.intervalEnd) / SHED_INTERVAL_MS);
     this.intervalEnd += (clearIntervals + 1) * SHED_INTERVAL_MS;
-    if (this.standing.length > 0) this.fraction = Math.min(MAX_FRACTION, Math.max(FIRST_FRACTION, this.fraction * 2, excess));
+    // The jump by excess waits until a quarter is refused: in an attack's first second its clients
+    // have asked little yet, and a ranking then could take a steady bystander for the heaviest.
+    if (this.standing.length > 0) this.fraction = Math.min(MAX_FRACTION, Math.max(FIRST_FRACTION, this.fraction * 2, this.fraction >= JUMP_FROM ? excess : 0));
     else this.fraction *= CLEAR_DECAY;
     this.fraction *= CLEAR_DECAY ** clearIntervals;
     if (this.fraction < MIN_FRACTION) this.fraction = 0;

@@ -12,8 +12,12 @@ import { MAX_CONTENT_CODINGS } from './policy.js';
 
 type Bytes = AsyncIterable<Uint8Array>;
 
-/** Zlib output chunk size: the most a decoder produces ahead of the reader. */
-const CHUNK = 16 * 1024;
+/**
+ * Zlib output chunk size: the most a decoder produces ahead of the reader. Each chunk is a trip to
+ * libuv's thread pool and through the streams after it: inflating a 2 MB head of tags from 4 KB of
+ * gzip took 5–8 ms of CPU in 16 KiB chunks, 2.3 ms in 64 KiB ones.
+ */
+const CHUNK = 64 * 1024;
 
 const decoders: Record<string, (first: Uint8Array) => Transform> = {
   gzip: () => zlib.createGunzip({ chunkSize: CHUNK }),

@@ -24,6 +24,7 @@ export interface PageScanTask {
 }
 
 export interface PageScan {
+  /** The head's tags, without the JSON-LD scripts (the rules have read them). */
   tags: RawTags;
   og: Metadata;
   twitter: Metadata;
@@ -36,13 +37,18 @@ export interface PageScan {
 }
 
 export async function scanPage(task: PageScanTask): Promise<PageScan> {
-  const scan = await scanHead(task.bytes, { httpCharset: mediaTypeCharset(task.contentType) });
+  // The task's bytes are the scan's alone and never change: the scanner keeps views into them
+  // for a charset re-scan instead of copies.
+  const scan = await scanHead(task.bytes, { httpCharset: mediaTypeCharset(task.contentType), retainChunks: true });
   const both = extractBoth(scan.tags, new URL(task.pageUrl), {
     requestedUrl: new URL(task.requestedUrl),
     contentLanguage: task.contentLanguage,
   });
+  // The JSON-LD scripts are read by the rules alone (into `both`): the rest of the request (walls,
+  // safety, images) reads the other tags, and the scripts would only cross threads for nothing.
+  const { jsonLd: _read, ...tags } = scan.tags;
   return {
-    tags: scan.tags,
+    tags,
     ...both,
     bytesConsumed: scan.bytesConsumed,
     stoppedAtBody: scan.stoppedAtBody,

@@ -60,6 +60,9 @@ export interface ScanPoolOptions {
   workerUrl?: URL;
   /** The heap of one thread: past it the thread dies and fails its scan alone. */
   maxHeapMb?: number;
+  /** A scan that has waited this long (ms) is refused, Overloaded, if refusesStale says so of its client (FairQueueOptions.maxWaitMs); 0 or absent: no bound. */
+  maxWaitMs?: number;
+  refusesStale?: (client: string) => boolean;
 }
 
 /** scan-worker.js in the build, scan-worker.ts when run from source (tsx): the extension of this file. */
@@ -76,7 +79,16 @@ export class ScanPool implements PageScanner {
 
   constructor(private readonly opts: ScanPoolOptions) {
     if (opts.size < 1) throw new RangeError('ScanPool: size must be at least 1');
-    this.queue = new FairQueue({ maxActive: opts.size, maxQueued: opts.maxQueued, perClient: 0, perHost: 0, unit: 'scan', costs: opts.ledger });
+    this.queue = new FairQueue({
+      maxActive: opts.size,
+      maxQueued: opts.maxQueued,
+      perClient: 0,
+      perHost: 0,
+      unit: 'scan',
+      costs: opts.ledger,
+      maxWaitMs: opts.maxWaitMs ?? 0,
+      refusesStale: opts.refusesStale,
+    });
     for (let i = 0; i < opts.size; i++) this.spawn();
     this.ready = Promise.all([...this.threads].map((thread) => thread.started)).then(() => {});
   }

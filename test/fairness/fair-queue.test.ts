@@ -42,6 +42,39 @@ test('a freed slot goes to the client holding least, then to the one served long
   assert.equal(w.granted.slice(8), ['b1', 'c1', 'b2', 'c2']);
 });
 
+test('past capacity, waiters that stood past the wait bound are refused at the next grant, only those of the clients named heaviest', async () => {
+  const w = world({ maxActive: 1, perClient: 0, unit: 'scan', maxWaitMs: 1000, refusesStale: (client) => client === 'A' });
+  w.ask('a1', 'A'); // runs
+  for (let i = 2; i <= 5; i++) w.ask(`a${i}`, 'A');
+  w.ask('y1', 'Y');
+  w.clock.t = 600;
+  w.ask('z1', 'Z');
+  await settle();
+  w.clock.t = 900;
+  w.release('a1'); // nobody has waited 1 s: Y, holding nothing and waiting longest, goes first
+  await settle();
+  assert.equal([w.granted, w.refused], [['a1', 'y1'], []]);
+  w.clock.t = 1700;
+  w.release('y1'); // A's four have waited 1.7 s: refused; Z has waited 1.1 s, but A is the one named
+  await settle();
+  assert.equal(w.granted, ['a1', 'y1', 'z1']);
+  assert.equal(
+    w.refused,
+    ['a2', 'a3', 'a4', 'a5'].map((label) => [label, 'waited 1 s for a scan slot']),
+  );
+});
+
+test('without a wait bound, a waiter waits as long as it takes', async () => {
+  const w = world({ maxActive: 1, perClient: 0 });
+  w.ask('a1', 'A');
+  w.ask('a2', 'A');
+  await settle();
+  w.clock.t = 60_000;
+  w.release('a1');
+  await settle();
+  assert.equal([w.granted, w.refused], [['a1', 'a2'], []]);
+});
+
 test('a client with nothing in flight goes first, ahead of clients that arrived before it', async () => {
   const w = world({ maxActive: 2, perClient: 0 });
   w.ask('a1', 'A');

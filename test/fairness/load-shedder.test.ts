@@ -24,8 +24,11 @@ function world(targetMs = TARGET, random = () => 0.5) {
     clock.t += 5;
     shedder.stats(); // ends the interval
   };
-  /** `pages` pages of the client ended lately (its recent use). */
-  const used = (client: string, pages: number) => ledger.charge(client, pages, pages);
+  /** `pages` pages of the client asked and ended lately, each of 1 ms (its recent use). */
+  const used = (client: string, pages: number) => {
+    ledger.charge(client, pages, pages);
+    for (let i = 0; i < pages; i++) ledger.ask(client);
+  };
   const refusal = (client: string | null): Overloaded | null => {
     try {
       shedder.admit(client)();
@@ -98,8 +101,14 @@ test('a client alone is refused that share of its pages, not all of them', () =>
   assert.is(refused, 7); // draws 0.00 … 0.06 fall under 0.0625
 });
 
-test('a delay far past the target refuses at once the share by which it is past: waits of 4x the target, 3/4 of the load', () => {
+test('a delay far past the target, once a quarter is refused, refuses at once the share by which it is past: waits of 4x the target, 3/4 of the load', () => {
   const w = world(TARGET, () => 0.5);
+  for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10);
+  w.interval('fetches', 4 * TARGET);
+  assert.is(w.shedder.stats().fraction, 0.063, "not in an attack's first interval: its clients have asked little yet");
+  w.interval('fetches', 4 * TARGET);
+  w.interval('fetches', 4 * TARGET);
+  assert.is(w.shedder.stats().fraction, 0.25);
   for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10);
   w.interval('fetches', 4 * TARGET);
   assert.is(w.shedder.stats().fraction, 0.75);
@@ -111,12 +120,14 @@ test('a client refused is told to come back later the more it uses: Retry-After 
   for (let k = 0; k < 4; k++) w.used(`light${k}`, 10);
   w.used('mid', 20);
   w.used('hog', 100);
-  w.interval('fetches', 2 * TARGET); // half of the load refused: the hog (12 of 22.8), no more
+  w.interval('fetches', 2 * TARGET); // a sixteenth of the load refused: the hog's part of it
   assert.equal(
     ['light0', 'mid', 'hog'].map((c) => w.refusal(c)?.retryAfterSeconds),
     [undefined, undefined, 1],
   );
-  w.interval('fetches', 5 * TARGET); // 4/5: the hog and the mid (2.4); the lights (1.2 each) only in part
+  w.interval('fetches', 2 * TARGET); // an eighth, then a quarter: still the hog's part
+  w.interval('fetches', 2 * TARGET);
+  w.interval('fetches', 5 * TARGET); // 4/5: the hog and the mid; the lights only in part
   // A weight halves in 10 s: the mid is 2× a light's weight (10 s above the line), the hog 10× (33 s, told 10 at most).
   assert.equal(
     ['mid', 'hog'].map((c) => w.refusal(c)?.retryAfterSeconds),
@@ -135,16 +146,35 @@ test('the lightest 5% of the load is always admitted: a bystander is not refused
   assert.ok(w.refusal('attacker0') instanceof Overloaded);
 });
 
-test('requests in flight weigh too: a client holding many is refused before one holding none', () => {
+test('requests in flight weigh too: a client holding many is refused before one that asked as many and holds none', () => {
   const w = world(TARGET, () => 0);
   const holds = Array.from({ length: 5 }, () => w.shedder.admit('holder'));
-  w.used('other', 10);
-  w.interval('fetches', 200);
+  for (let i = 0; i < 5; i++) w.shedder.admit('other')(); // asked as many, all ended
+  w.interval('fetches', 60); // 1 - 50/60: a sixth of the load refused, the holder's part of it
   assert.ok(w.refusal('holder') instanceof Overloaded);
   assert.is(w.refusal('other'), null);
   for (const end of holds) end();
-  w.interval('fetches', 200); // the threshold is taken again at the interval's end: now only "other" uses anything
-  assert.is(w.refusal('holder'), null);
+});
+
+test('attackers refused for a while, still asking as often, stay heavier than a bystander asking a page now and then', () => {
+  const w = world(TARGET, () => 0);
+  const attackers = Array.from({ length: 32 }, (_, k) => `attacker${k}`);
+  w.used('bystander', 4);
+  for (const a of attackers) w.used(a, 40);
+  // A minute past capacity: each attacker asks two pages a second and is refused them all (nothing
+  // of theirs is scanned), the bystander asks one every 2 s and is answered (1 ms of scan each).
+  for (let s = 0; s < 60; s++) {
+    w.interval('fetches', 200);
+    w.interval('fetches', 200);
+    for (const a of attackers) {
+      w.refusal(a);
+      w.refusal(a);
+    }
+    if (s % 2 === 0) w.used('bystander', 1);
+  }
+  assert.ok(attackers.every((a) => w.ledger.slots(a) > 2 * w.ledger.slots('bystander')));
+  assert.is(w.refusal('bystander'), null);
+  assert.ok(attackers.filter((a) => w.refusal(a) instanceof Overloaded).length >= 30);
 });
 
 test('an event loop late all interval long stands; one late tick among prompt ones does not', () => {

@@ -1,9 +1,9 @@
 // Reading a head until a `<body` has come: the bytes returned are every byte read, reading stops
-// with the chunk in which a `<body` ends however the body is cut, and goes on to the next one (or
-// to the end) when asked.
+// with the chunk in which a `<body` ends however the body is cut (or, once, where a head too dense
+// in tags to be real passes the early stop), and goes on to the next one (or to the end) when asked.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HeadBytes } from '../../src/scan/head-bytes.js';
+import { DENSE_TAG_OPENS, EARLY_STOP_BYTES, HeadBytes } from '../../src/scan/head-bytes.js';
 import { mulberry32 } from '../helpers/prng.js';
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -66,6 +66,25 @@ test('a page with no <body is read to its end', async () => {
   const head = new HeadBytes(body(['<title>T</title>', '<p>no body tag</p>']).source);
   assert.is(text(await head.next()), '<title>T</title><p>no body tag</p>');
   assert.is(head.ended, true);
+});
+
+test('a head dense in tags stops the reading once, at the early stop; asked again, it reads on to <body', async () => {
+  const chunk = '<i>'.repeat(8 * 1024); // 24 KB, 8,192 tag openings
+  const chunks = Array.from({ length: 12 }, () => chunk);
+  const { source, pulled } = body([...chunks, '<body>', 'after']);
+  const head = new HeadBytes(source);
+  const first = await head.next();
+  assert.is(first.length, Math.ceil(EARLY_STOP_BYTES / chunk.length) * chunk.length, 'stopped with the chunk that reached the early stop');
+  assert.is(pulled(), Math.ceil(EARLY_STOP_BYTES / chunk.length));
+  assert.is(text(await head.next()), chunks.join('') + '<body>', 'only once: the next stop is the <body');
+});
+
+test('a long head with fewer tag openings than a scan bound needs is read on to <body', async () => {
+  const chunk = `<i>${'x'.repeat(8 * 1024)}`; // one tag opening in 8 KB
+  const chunks = Array.from({ length: 40 }, () => chunk);
+  const head = new HeadBytes(body([...chunks, '<body>', 'after']).source);
+  assert.is(text(await head.next()), chunks.join('') + '<body>');
+  assert.ok(chunks.length * chunk.length > EARLY_STOP_BYTES && chunks.length < DENSE_TAG_OPENS);
 });
 
 test('each call returns a buffer of its own (it may be transferred)', async () => {
