@@ -36,11 +36,17 @@ interface Slots {
   recentWait(): WaitStats;
 }
 
+/**
+ * The delay histogram's timer period. What it records is the time between two runs of its timer, the
+ * period included (an idle loop reads 10.1 ms): the delay is what exceeds the period.
+ */
+const LOOP_RESOLUTION_MS = 10;
+
 /** The delay histogram covers a window of this length, then starts afresh; the last full one is kept beside it. */
 const WINDOW_MS = 10_000;
 
 export class HealthMonitor {
-  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   private last = { p99: 0, max: 0 };
   private readonly timer: NodeJS.Timeout;
   private readonly startedAt = performance.now();
@@ -126,8 +132,8 @@ export class HealthMonitor {
   }
 
   private sample(): { p99: number; max: number } {
-    // The histogram counts nanoseconds; an empty one reports NaN/huge values, hence the guards.
-    const ms = (ns: number) => (Number.isFinite(ns) && this.loop.count > 0 ? Math.round(ns / 1e4) / 100 : 0);
+    // The histogram counts nanoseconds, its period included; an empty one reports NaN/huge values, hence the guards.
+    const ms = (ns: number) => (Number.isFinite(ns) && this.loop.count > 0 ? Math.max(0, Math.round((ns / 1e6 - LOOP_RESOLUTION_MS) * 100) / 100) : 0);
     return { p99: ms(this.loop.percentile(99)), max: ms(this.loop.max) };
   }
 }
