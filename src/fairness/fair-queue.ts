@@ -66,7 +66,7 @@ export class FairQueue {
   private grants = 0;
   private readonly queues = new ClientQueues();
   private lastSaturatedAt = -Infinity;
-  /** The least wait of a grant within its client's share since takeLeastWait last asked. */
+  /** The least standing delay seen at a grant (oldestWaiting) since takeLeastWait last asked. */
   private leastWait = Infinity;
   private readonly now: () => number;
   private readonly waits: WaitWindow;
@@ -124,22 +124,31 @@ export class FairQueue {
   }
 
   /**
-   * The least wait (ms) of the grants within their client's share since the last call, for the
-   * load shedder's standing-queue test (fairness/load-shedder.ts); with no such grant, how long the
-   * oldest waiter its share allows has waited so far; null when nobody such waited or was granted.
+   * The least standing delay (ms) seen at a grant since the last call, for the load shedder's
+   * standing-queue test (fairness/load-shedder.ts): at each grant, how long the oldest waiter its
+   * share allows has waited (the one granted included; 0 when nobody such waits). With no grant,
+   * that age now; null when nobody such waited or was granted.
+   *
+   * The oldest waiter, not the one granted: the least-using client is served first, so its wait
+   * stays short while the heaviest clients' waiters age for seconds, and the grants' own waits
+   * would never show the queue standing. fq_codel runs CoDel per flow for the same reason.
    */
   takeLeastWait(): number | null {
     let least = this.leastWait;
     this.leastWait = Infinity;
-    if (least === Infinity && this.queues.waitingCount > 0) {
-      // Nothing was granted: the queue stood for as long as its oldest such waiter has waited.
-      let oldest = Infinity;
-      for (const client of this.queues.clients.values()) {
-        for (const w of client.waiting) if (w.withinShare && w.askedAt < oldest) oldest = w.askedAt;
-      }
-      if (oldest !== Infinity) least = this.now() - oldest;
-    }
+    if (least === Infinity && this.queues.waitingCount > 0) least = this.oldestWaiting() ?? Infinity;
     return least === Infinity ? null : least;
+  }
+
+  /** How long the oldest waiter its share allows has waited (each client's first in its queue); null when none waits. */
+  private oldestWaiting(): number | null {
+    if (this.queues.waitingCount === 0) return null;
+    let oldest = Infinity;
+    for (const client of this.queues.clients.values()) {
+      const first = client.waiting[0];
+      if (first !== undefined && first.withinShare && first.askedAt < oldest) oldest = first.askedAt;
+    }
+    return oldest === Infinity ? null : this.now() - oldest;
   }
 
   /** Charges `cpuMs` of CPU (and `pages` pages it ended) to the client with key `client`: its share shrinks while the cost is recent. */
@@ -231,7 +240,8 @@ export class FairQueue {
     if (waiter === null || waiter.withinShare) {
       const waited = waiter === null ? 0 : this.now() - waiter.askedAt;
       this.waits.record(waited);
-      if (waited < this.leastWait) this.leastWait = waited;
+      // The standing delay is at least this grant's wait: the older waiters are looked for only when it could lower the least.
+      if (waited < this.leastWait) this.leastWait = Math.max(waited, this.oldestWaiting() ?? 0);
     }
     let released = false;
     const release = () => {

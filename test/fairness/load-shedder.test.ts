@@ -205,6 +205,24 @@ test('a queue that grants nothing while a waiter ages stands, read from the queu
   for (const release of held) release();
 });
 
+test("a heavy client's waiters aging while a light client is served at once stand: the oldest waiter's age, not the grant's wait, is the delay", async () => {
+  const w = world(TARGET, () => 0);
+  const signal = new AbortController().signal;
+  const ask = (client: string) => w.fetches.acquire(signal, { client, host: '' });
+  const a = [await ask('A'), await ask('A')]; // both slots
+  const queued = [ask('A'), ask('A'), ask('A')];
+  w.fetches.takeLeastWait(); // forget the two grants at once
+  w.clock.t += 395;
+  const b = ask('B');
+  w.clock.t += 5;
+  a[0]!(); // B, holding nothing, goes first: it waited 5 ms, A's oldest 400 ms
+  (await b)();
+  w.clock.t += SHED_INTERVAL_MS;
+  assert.equal(w.shedder.stats().standing, ['fetches']);
+  a[1]!();
+  for (const next of queued) (await next)();
+});
+
 test('SHED_TARGET_MS 0: nothing is ever refused', () => {
   const w = world(0);
   w.used('A', 50);
