@@ -45,14 +45,15 @@ overload('a client asking more than the instance finishes is refused at once, he
   try {
     const page = (n: number) => `/v1/metadata?${new URLSearchParams({ url: up.url(`/slow?${n}`).href })}`;
     const heavy = (n: number) => svc.request(page(n), { localAddress: '127.0.0.71' });
-    // The heavy client: a new page every 40 ms for 2.5 s, far more than one slot finishes.
+    // The heavy client: a new page every 40 ms for 2.8 s, far more than one slot finishes.
     const answers: Array<Promise<{ status: number; headers: Headers; json: any; ms: number }>> = [];
-    for (let n = 0; n < 60; n++) {
+    for (let n = 0; n < 70; n++) {
       const started = performance.now();
       answers.push(heavy(n).then((res) => ({ ...res, ms: performance.now() - started })));
       await sleep(40);
-      if (n === 40) {
-        // By now the queue has stood for more than one interval: the heavy client is being refused.
+      if (n === 55) {
+        // By now the queue has stood for several intervals: the heavy client is being refused, past
+        // the first doublings (a quarter of its load) the share by which the wait is past its target.
         const health = (await svc.request('/healthz')).json;
         assert.is(health.status, 'degraded');
         assert.ok(health.degraded_by.includes('shedding'), JSON.stringify(health.degraded_by));
@@ -80,7 +81,7 @@ overload('a client asking more than the instance finishes is refused at once, he
       [...statuses].every((s) => s === 200 || s === 503),
       `only answers and refusals: ${[...statuses].join(', ')}`,
     );
-    assert.ok(refused.length >= 10, `refused: ${refused.length} of 60`);
+    assert.ok(refused.length >= 10, `refused: ${refused.length} of 70`);
     assert.ok(all.filter((a) => a.status === 200).length >= 5);
     for (const a of all.filter((a) => a.status === 200)) assert.is(a.json.title, 'Slow', 'an admitted page is answered whole');
     // Refusals of the shedder come at once (no wait in a queue), each with its Retry-After.
