@@ -23,7 +23,8 @@
 // Options: --only ordinary,drip,nodns,assets,heavy   --sizes 8,32,128   --out FILE (bench/results/fairness.md)
 //          --linkpeek DIR (another checkout with a compiled dist/, for before/after; default this one,
 //          compiled first)   --baseline-seconds 8   --attack-seconds 15   --bystander-ms 2000 (the
-//          bystander's pace: one request every this many ms)
+//          bystander's pace: one request every this many ms)   --set NAME=VALUE (a setting of the
+//          service's on top of its defaults, repeatable: to try one; said in the report's command)
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -36,6 +37,7 @@ import { OTHER_MACHINES_NICENESS } from './fairness/attacker-fleet.js';
 import { ATTACK_CLASSES, MAX_ATTACKERS, type AttackClass } from './fairness/names.js';
 import { HEAVY_HEAD } from './fairness/pages.js';
 import { details, markdownTable, rows, TABLE_HEAD } from './fairness/report.js';
+import { extraSettings } from './fairness/service.js';
 import { measureAttack, measureCapacity, type AttackRun, type FairnessWorld } from './fairness/scenario.js';
 
 const { values: args } = parseArgs({
@@ -47,6 +49,7 @@ const { values: args } = parseArgs({
     'baseline-seconds': { type: 'string', default: '8' },
     'attack-seconds': { type: 'string', default: '15' },
     'bystander-ms': { type: 'string', default: '2000' },
+    set: { type: 'string', multiple: true, default: [] },
   },
 });
 const classes = args.only!.split(',').map((c) => c.trim()) as AttackClass[];
@@ -61,6 +64,14 @@ const timing = {
   attackMs: Number(args['attack-seconds']) * 1000,
   bystanderMs: Number(args['bystander-ms']),
 };
+for (const setting of args.set!) {
+  const [name, value] = setting.split(/=(.*)/s);
+  if (!name || value === undefined) {
+    console.error(`--set takes NAME=VALUE, not ${setting}`);
+    process.exit(2);
+  }
+  extraSettings[name] = value;
+}
 const checkout = path.resolve(args.linkpeek ?? REPO_ROOT);
 if (args.linkpeek === undefined) {
   console.log('compiling this checkout (tsc -p tsconfig.server.json)…');

@@ -1,10 +1,10 @@
 // What the test run needs from the machine, provided by the run itself so that `npm test` works on
 // a fresh Debian machine with only Node and apt:
-//  - Debian's `chromium` (the element's tests drive it through playwright-core, never a downloaded
-//    browser), `redis-server`, `curl` (the README's commands are run as written) and `haproxy`
-//    (the fleet example's balancer, test/docs/fleet.test.ts): installed
-//    with apt-get when missing and this process may (root, apt-get present); otherwise the one
-//    command that installs them is named and the run stops.
+//  - Debian's `chromium-headless-shell` and `chromium` (the element's tests drive them through
+//    playwright-core, never a downloaded browser; test/element/browser.ts), `redis-server`, `curl`
+//    (the README's commands are run as written) and `haproxy` (the fleet example's balancer,
+//    test/docs/fleet.test.ts): installed with apt-get when missing and this process may (root,
+//    apt-get present); otherwise the one command that installs them is named and the run stops.
 //  - A Redis of the run's own on a free loopback port, persisting nothing, stopped when the run
 //    ends: the tests never touch (or flush) whatever Redis the machine runs on 6379. Its URL
 //    reaches the tests as TEST_REDIS_URL (test/helpers/redis.ts).
@@ -17,7 +17,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** Debian package → the command it puts on PATH. */
-export const SYSTEM_PACKAGES = { chromium: 'chromium', 'redis-server': 'redis-server', curl: 'curl', haproxy: 'haproxy' };
+export const SYSTEM_PACKAGES = {
+  chromium: 'chromium',
+  'chromium-headless-shell': 'chromium-headless-shell',
+  'redis-server': 'redis-server',
+  curl: 'curl',
+  haproxy: 'haproxy',
+};
 
 /** The full path of `command` on PATH, or null. */
 export function onPath(command, pathVariable = process.env.PATH ?? '') {

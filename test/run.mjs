@@ -1,15 +1,20 @@
-// Runs every test/**/*.test.ts with uvu (through tsx), one process per file, and ends with the
-// line CI reads: "N passed, N failed" (uvu 0.5 prints Total/Passed/Skipped only).
-// One process per file keeps suites from sharing state (servers, timers, Redis clients), and a
-// file that hangs is named and killed at FILE_TIMEOUT_MS instead of stalling the whole run (one
-// that has printed its summary but does not exit, EXIT_GRACE_MS after the summary).
+// Runs every test/**/*.test.ts with uvu (through tsx) and ends with the line CI reads: "N passed,
+// N failed" (uvu 0.5 prints Total/Passed/Skipped only).
+// Files share a process with others of their folder, at most BATCH_FILES of them, run one after
+// the other by uvu: loading the service's modules costs a process more CPU than most files' tests
+// (metadata/'s 21 files took 57 s of CPU in a process each, 12 s in one). No test file changes
+// process-wide state (the environment, undici's global dispatcher, process handlers), and each
+// closes what it starts. A batch that hangs is killed at FILE_TIMEOUT_MS; one that has printed its
+// summary but does not exit, EXIT_GRACE_MS after it (open handles). A batch that ends without a
+// summary (a file that throws as it loads, a hang, open handles) is run again a file at a time, so
+// that the file is named. The timing-sensitive files (below) have a process each.
 // Usage: node test/run.mjs [path-prefix]   e.g. node test/run.mjs fetch/
 // TEST_EXCLUDE: comma-separated path prefixes of files left out (CI's Node 24 run leaves out the
 // files whose code under test does not run on Node), said in the output.
 // In CI (CI=true) a skipped test is a failure: nothing may be quietly left out.
-// Before the summary, the slowest files with their wall-clock time (TEST_SLOWEST, 12 by default).
-// First it provides what the chosen files need (provision.mjs): Debian's chromium for the
-// element's tests, curl for the README's commands (docs/), and a Redis of the run's own on a free
+// Before the summary, the slowest batches with their wall-clock time (TEST_SLOWEST, 12 by default).
+// First it provides what the chosen files need (provision.mjs): Debian's chromium-headless-shell
+// and chromium for the element's tests, curl for the README's commands (docs/), and a Redis of the run's own on a free
 // port (its URL in TEST_REDIS_URL, unless that is already set) for the files that use one.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -34,7 +39,7 @@ if (excluded.length > 0) console.log(`left out (TEST_EXCLUDE): ${excluded.join('
 
 const usesRedis = files.some((f) => /testRedis|startRedis|startCluster|startSentinels/.test(readFileSync(path.join(testDir, f), 'utf8')));
 const wanted = [
-  ...(files.some((f) => f.startsWith('element/')) ? ['chromium'] : []),
+  ...(files.some((f) => f.startsWith('element/')) ? ['chromium-headless-shell', 'chromium'] : []),
   ...(files.some((f) => f.startsWith('docs/')) ? ['curl'] : []),
   ...(files.some((f) => f.startsWith('docs/fleet')) ? ['haproxy'] : []),
   ...(usesRedis && !process.env.TEST_REDIS_URL ? ['redis-server'] : []),
@@ -60,33 +65,56 @@ const TIMING_SENSITIVE =
   /^(api\/overload|ops\/(dead-resolver|dns-health|instances|logs|npm-start|redis-stall|shutdown)|element\/(layout-shift|lazy-load|render-url|proxied-images)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/streaming)/;
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
 
+/** Files of one folder that share a process (see the top of this file). */
+const BATCH_FILES = Number(process.env.TEST_BATCH_FILES ?? 8);
+
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 const troubled = [];
-/** [file, ms] of every file run, for the slowest-files list. */
+/** [what ran, ms] of every process, for the slowest list. */
 const durations = [];
 const runStarted = performance.now();
 
-function record(file, result) {
+function record(result) {
   passed += result.passed;
   failed += result.failed;
   skipped += result.skipped;
-  if (result.failed > 0 || result.problem) troubled.push(`${file}${result.problem ? ` (${result.problem})` : ''}`);
+  troubled.push(...result.troubled);
+}
+
+/** A run of `files` in one process; one that ended without its summary, again a file at a time. */
+async function runBatch(files) {
+  const result = await runFiles(files);
+  if (files.length > 1 && result.problem) {
+    console.log(`\n# ${files.length} files ended together without their summary (${result.problem}): again, one at a time`);
+    for (const file of files) record(await runFiles([file]));
+    return;
+  }
+  record(result);
 }
 
 const shared = files.filter((f) => !TIMING_SENSITIVE.test(f));
 const alone = files.filter((f) => TIMING_SENSITIVE.test(f));
+/** The shared files by folder, cut into batches of at most BATCH_FILES, the largest first. */
+const folders = new Map();
+for (const file of shared) {
+  const folder = file.includes(path.sep) ? file.slice(0, file.indexOf(path.sep)) : '.';
+  folders.set(folder, [...(folders.get(folder) ?? []), file]);
+}
+const batches = [...folders.values()]
+  .flatMap((group) => {
+    const count = Math.ceil(group.length / Math.max(1, BATCH_FILES));
+    return Array.from({ length: count }, (_, i) => group.filter((_, j) => j % count === i));
+  })
+  .sort((a, b) => b.length - a.length);
 let next = 0;
 await Promise.all(
   Array.from({ length: Math.max(1, PARALLEL) }, async () => {
-    while (next < shared.length) {
-      const file = shared[next++];
-      record(file, await runFile(file));
-    }
+    while (next < batches.length) await runBatch(batches[next++]);
   }),
 );
-for (const file of alone) record(file, await runFile(file));
+for (const file of alone) record(await runFiles([file]));
 
 if (files.length === 0) {
   console.log(`no test files match "${filter}"`);
@@ -96,9 +124,9 @@ const slowest = durations.sort((a, b) => b[1] - a[1]).slice(0, Number(process.en
 if (slowest.length > 1) {
   const seconds = (ms) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
   console.log(
-    `\nslowest files (wall clock; ${seconds(performance.now() - runStarted).trim()} in all, ${PARALLEL} at a time outside the timing-sensitive ones):`,
+    `\nslowest processes (wall clock; ${seconds(performance.now() - runStarted).trim()} in all, ${PARALLEL} at a time outside the timing-sensitive files):`,
   );
-  for (const [file, ms] of slowest) console.log(`${seconds(ms)}  ${file}`);
+  for (const [what, ms] of slowest) console.log(`${seconds(ms)}  ${what}`);
 }
 if (troubled.length > 0) console.log(`\nfiles with failures:\n  ${troubled.join('\n  ')}`);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
@@ -109,8 +137,14 @@ if (process.env.CI && skipped > 0) {
 }
 process.exit(failed === 0 ? 0 : 1);
 
-function runFile(file) {
-  const pattern = `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+/**
+ * Runs `files` in one uvu process: their counts, the files with a failed test (uvu prints each
+ * file's path before its tests, a ✘ for each failure), and what went wrong with the process.
+ */
+function runFiles(files) {
+  const escape = (file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = `^(${files.map(escape).join('|')})$`;
+  const label = files.length === 1 ? files[0] : `${files.length} files of ${path.dirname(files[0])}/`;
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern, '-c', 'false'], {
@@ -118,17 +152,27 @@ function runFile(file) {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: testEnv,
     });
-    // Each file's output is printed in one piece when it ends, so parallel files do not interleave.
+    // The output is printed in one piece when the process ends, so parallel ones do not interleave.
     let out = '';
     let timedOut = null;
     const kill = (why) => () => {
       timedOut = why;
       child.kill('SIGKILL');
     };
-    const timer = setTimeout(kill(`killed after ${FILE_TIMEOUT_MS} ms: open handles or a hang`), FILE_TIMEOUT_MS);
+    // Each file has FILE_TIMEOUT_MS from the moment uvu starts it (its path printed).
+    let current = files[0];
+    let timer = setTimeout(kill(`${current}: killed after ${FILE_TIMEOUT_MS} ms: open handles or a hang`), FILE_TIMEOUT_MS);
     let exitTimer;
+    let seen = 0;
     child.stdout.on('data', (chunk) => {
       out += chunk.toString();
+      const started = out.split('\n').filter((line) => files.includes(line.trim()));
+      if (started.length > seen) {
+        seen = started.length;
+        current = started.at(-1).trim();
+        clearTimeout(timer);
+        timer = setTimeout(kill(`${current}: killed after ${FILE_TIMEOUT_MS} ms: open handles or a hang`), FILE_TIMEOUT_MS);
+      }
       if (exitTimer === undefined && /^\s*Duration:/m.test(out)) {
         exitTimer = setTimeout(kill(`still running ${EXIT_GRACE_MS} ms after its summary: open handles`), EXIT_GRACE_MS);
       }
@@ -136,20 +180,35 @@ function runFile(file) {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       clearTimeout(exitTimer);
-      durations.push([file, performance.now() - started]);
-      process.stdout.write(`\n# ${file}\n${out}`);
-      const read = (label) => {
-        const m = new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm').exec(out);
+      durations.push([label, performance.now() - started]);
+      process.stdout.write(`\n# ${label}\n${out}`);
+      const read = (name) => {
+        const m = new RegExp(`^\\s*${name}:\\s+(\\d+)`, 'm').exec(out);
         return m ? Number(m[1]) : NaN;
       };
       const total = read('Total');
       const ok = read('Passed');
       const skip = read('Skipped') || 0;
-      if (timedOut) return resolve({ passed: ok || 0, failed: Math.max(1, (total || 0) - (ok || 0) - skip), skipped: skip, problem: timedOut });
-      if (!Number.isFinite(total) || !Number.isFinite(ok))
-        return resolve({ passed: 0, failed: 1, skipped: 0, problem: `no summary (exit ${code}, signal ${signal})` });
+      // Each file's part of the output: from its path to the next file's.
+      const failing = [];
+      let file = null;
+      for (const line of out.split('\n')) {
+        if (files.includes(line.trim())) file = line.trim();
+        else if (file !== null && line.includes('✘') && !failing.includes(file)) failing.push(file);
+      }
+      const problem = timedOut ?? (!Number.isFinite(total) || !Number.isFinite(ok) ? `no summary (exit ${code}, signal ${signal})` : undefined);
+      if (problem) {
+        return resolve({ passed: ok || 0, failed: Math.max(1, (total || 0) - (ok || 0) - skip), skipped: skip, problem, troubled: [`${label} (${problem})`] });
+      }
       const bad = total - ok - skip;
-      resolve({ passed: ok, failed: bad > 0 ? bad : code === 0 ? 0 : 1, skipped: skip, problem: bad === 0 && code !== 0 ? `exit ${code}` : undefined });
+      const exitProblem = bad === 0 && code !== 0 ? `exit ${code}` : undefined;
+      resolve({
+        passed: ok,
+        failed: bad > 0 ? bad : code === 0 ? 0 : 1,
+        skipped: skip,
+        problem: exitProblem,
+        troubled: exitProblem ? [`${label} (${exitProblem})`] : failing.length > 0 ? failing : bad > 0 ? [label] : [],
+      });
     });
   });
 }

@@ -18,6 +18,9 @@ export const serviceEntry = (checkout: string) => path.join(checkout, 'dist', 's
 
 const START_WITHIN_MS = 30_000;
 
+/** Settings on top of the defaults for every service started (bench:fairness --set NAME=VALUE, to try one). */
+export const extraSettings: Record<string, string> = {};
+
 /**
  * Starts the service of `checkout` with only these settings, none inherited from this shell:
  * the world's nameserver and CA, private networks allowed (the world is on loopback), and
@@ -38,6 +41,7 @@ export async function startService(checkout: string, world: { dns: string; caFil
       UPSTREAM_CA_FILE: world.caFile,
       ALLOW_PRIVATE_NETWORKS: 'true',
       TRUST_PROXY: 'true',
+      ...extraSettings,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
