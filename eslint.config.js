@@ -14,6 +14,7 @@ export default tseslint.config(
       // demand by bench/install-peers.mjs, and `npm run typecheck:bench` checks it.
       'bench/**',
       'test/client/package-user/**', // a throwaway consumer project the client tests install into
+      'test/.jsdoc-examples-*/**', // the README's and JSDoc's examples, written out by test/docs/jsdoc-examples while it runs
     ],
   },
   js.configs.recommended,
