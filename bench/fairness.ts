@@ -119,7 +119,13 @@ const report = [
   '',
   `${new Date().toISOString().slice(0, 16)}Z, \`${command}\`, ${((Date.now() - started) / 60_000).toFixed(1)} min; ` +
     `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'cpu'}), Node ${process.version}; load average ${load(loadAtStart)} at the start, ${load(os.loadavg())} at the end (the machine is shared).`,
-  `LinkPeek: ${path.relative(REPO_ROOT, checkout) || 'this checkout'} (${revision}), compiled, its own process, default settings but DNS_SERVERS, UPSTREAM_CA_FILE, ALLOW_PRIVATE_NETWORKS and TRUST_PROXY. ` +
+  `LinkPeek: ${path.relative(REPO_ROOT, checkout) || 'this checkout'} (${revision}), compiled, its own process, default settings but DNS_SERVERS, UPSTREAM_CA_FILE, ALLOW_PRIVATE_NETWORKS and TRUST_PROXY${
+    Object.keys(extraSettings).length > 0
+      ? `, and ${Object.entries(extraSettings)
+          .map(([name, value]) => `${name}=${value}`)
+          .join(', ')} (--set)`
+      : ''
+  }. ` +
     `The bystander and the /healthz poll: the benchmark's process; the attackers and the world's sites (other machines in real life): processes of their own at niceness ${OTHER_MACHINES_NICENESS}.`,
   `Each row: a fresh service; the bystander alone for ${timing.baselineMs / 1000} s, then under attack for ${timing.attackMs / 1000} s; one request every ${timing.bystanderMs} ms, two uncached for one cached. ` +
     'Each attacker address asks one page every 556 ms (18 in 10 s, within the rate limit of 20). ' +

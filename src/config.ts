@@ -190,11 +190,12 @@ export const SETTINGS = {
   proxyIdleTimeoutMs: { env: 'PROXY_IDLE_TIMEOUT_MS', service: true, read: (f, c) => f.int(c.fetchTimeoutMs, { min: 1 }) },
   // MAX_IMAGE_BYTES (8 MiB) at about 70 KB/s, a slow mobile link's pace.
   proxyBodyTimeoutMs: { env: 'PROXY_BODY_TIMEOUT_MS', service: true, read: (f) => f.int(120_000, { min: 1 }) },
-  // Off by default: bench:fairness on a loaded machine (load 19) showed no gain for a
-  // bystander's uncached answers under 4 MB images at 16 or 64 addresses, the attackers' images
-  // slowed to the floor, and with a budget an HTTP/2 upstream cut at MAX_IMAGE_BYTES was not
-  // always cancelled (test/proxy/streaming.test.ts). The ceiling of the budget in use, which is
-  // cut while the event loop runs late (proxy/byte-scheduler.ts).
+  // Off by default: with a budget, an HTTP/2 upstream cut at MAX_IMAGE_BYTES is left stalled
+  // instead of cancelled (test/proxy/streaming.test.ts fails so on Node 20, 3 runs of 3), and the
+  // attackers' images slow to the floor. On a quiet 2-core machine, 32 MiB/s kept a bystander's
+  // metadata within baseline + 50 ms under 4 MB images from 16 and 64 addresses (at 64, one run
+  // of two), where without one it missed by 370 ms (bench/results/fairness.md). The ceiling of
+  // the budget in use, which is cut while the event loop runs late (proxy/byte-scheduler.ts).
   proxyEgressBytesPerSecond: { env: 'PROXY_EGRESS_BYTES_PER_SECOND', service: true, read: (f) => f.int(0, { min: 0 }) },
   userAgent: { env: 'USER_AGENT', read: (f) => f.headerValue(`LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`) },
   // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
