@@ -100,19 +100,9 @@ async function runBatch(files) {
   record(result);
 }
 
-// TEST_PHASE: `files` runs only the files outside the timing-sensitive ones, `timing` only those
-// (CI runs the second Node's files beside the first Node's timing-sensitive ones, at the lowest
-// priority: .ci/run); unset, both, one after the other.
-const PHASE = process.env.TEST_PHASE ?? 'all';
-if (!['all', 'files', 'timing'].includes(PHASE)) {
-  console.error(`TEST_PHASE takes files or timing, not ${PHASE}`);
-  console.log('\n0 passed, 1 failed');
-  process.exit(1);
-}
-const shared = PHASE === 'timing' ? [] : files.filter((f) => !TIMING_SENSITIVE.test(f));
-const alone = PHASE === 'files' ? [] : files.filter((f) => TIMING_SENSITIVE.test(f) && !SOLO.test(f));
-const solo = PHASE === 'files' ? [] : files.filter((f) => SOLO.test(f));
-if (PHASE !== 'all') console.log(`TEST_PHASE=${PHASE}: ${shared.length + alone.length + solo.length} of ${files.length} files`);
+const shared = files.filter((f) => !TIMING_SENSITIVE.test(f));
+const alone = files.filter((f) => TIMING_SENSITIVE.test(f) && !SOLO.test(f));
+const solo = files.filter((f) => SOLO.test(f));
 /**
  * Folders whose files take seconds each (a browser, npm, tsc or Vite): their batches start first,
  * so that the last ones to end are short.
