@@ -182,20 +182,25 @@ function runFiles(files) {
       timedOut = why;
       child.kill('SIGKILL');
     };
-    // Each file has FILE_TIMEOUT_MS from the moment uvu starts it (its path printed).
-    let current = files[0];
-    let timer = setTimeout(kill(`${current}: killed after ${FILE_TIMEOUT_MS} ms: open handles or a hang`), FILE_TIMEOUT_MS);
+    // Each file has FILE_TIMEOUT_MS from the moment uvu starts it (its path printed on a line of
+    // its own); a ✘ after it is a failure of that file. Complete lines are read once, as they come.
+    const armTimer = (file) => setTimeout(kill(`${file}: killed after ${FILE_TIMEOUT_MS} ms: open handles or a hang`), FILE_TIMEOUT_MS);
+    let timer = armTimer(files[0]);
     let exitTimer;
-    let seen = 0;
+    let current = null;
+    const failing = [];
+    let readUpTo = 0;
     child.stdout.on('data', (chunk) => {
       out += chunk.toString();
-      const started = out.split('\n').filter((line) => files.includes(line.trim()));
-      if (started.length > seen) {
-        seen = started.length;
-        current = started.at(-1).trim();
-        clearTimeout(timer);
-        timer = setTimeout(kill(`${current}: killed after ${FILE_TIMEOUT_MS} ms: open handles or a hang`), FILE_TIMEOUT_MS);
+      const end = out.lastIndexOf('\n') + 1;
+      for (const line of out.slice(readUpTo, end).split('\n')) {
+        if (files.includes(line.trim())) {
+          current = line.trim();
+          clearTimeout(timer);
+          timer = armTimer(current);
+        } else if (current !== null && line.includes('✘') && !failing.includes(current)) failing.push(current);
       }
+      readUpTo = Math.max(readUpTo, end);
       if (exitTimer === undefined && /^\s*Duration:/m.test(out)) {
         exitTimer = setTimeout(kill(`still running ${EXIT_GRACE_MS} ms after its summary: open handles`), EXIT_GRACE_MS);
       }
@@ -212,13 +217,6 @@ function runFiles(files) {
       const total = read('Total');
       const ok = read('Passed');
       const skip = read('Skipped') || 0;
-      // Each file's part of the output: from its path to the next file's.
-      const failing = [];
-      let file = null;
-      for (const line of out.split('\n')) {
-        if (files.includes(line.trim())) file = line.trim();
-        else if (file !== null && line.includes('✘') && !failing.includes(file)) failing.push(file);
-      }
       const problem = timedOut ?? (!Number.isFinite(total) || !Number.isFinite(ok) ? `no summary (exit ${code}, signal ${signal})` : undefined);
       if (problem) {
         return resolve({ passed: ok || 0, failed: Math.max(1, (total || 0) - (ok || 0) - skip), skipped: skip, problem, troubled: [`${label} (${problem})`] });
