@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { SERVICE_ARGS } from './helpers/process.js';
 
 test('the defaults are the documented ones', () => {
   const c = loadConfig({});
@@ -117,7 +118,7 @@ for (const [env, message] of bad) {
 }
 
 test('an invalid setting stops startup with a message naming it', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const run = spawnSync(process.execPath, [...SERVICE_ARGS], {
     env: { ...process.env, PORT: 'eighty', LOG_LEVEL: 'silent' },
     encoding: 'utf8',
     timeout: 20_000,

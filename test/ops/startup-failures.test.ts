@@ -2,13 +2,14 @@ import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SERVICE_ARGS } from '../helpers/process.js';
 
 // A service that cannot start says why in one line naming the setting, and exits with 2, as for
 // every bad setting (src/config-reader.ts): never a stack trace.
 
-/** Runs src/main.ts with `env` until it exits; nothing is ever asked of the system resolver. */
+/** Runs the service (helpers/process.ts SERVICE_ARGS) with `env` until it exits; nothing is ever asked of the system resolver. */
 function runMain(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  return spawnSync(process.execPath, [...SERVICE_ARGS], {
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'silent', DNS_SERVERS: '127.0.0.1:53', ...env },
     encoding: 'utf8',
     timeout: 20_000,
