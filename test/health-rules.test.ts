@@ -33,13 +33,18 @@ test('each rule holds past its line, and only its own', () => {
     ['lookups', { lookups: { saturated: true, wait: calm } }, {}],
     ['lookups', { lookups: { saturated: false, wait: slow(SLOW_WAIT_P90_MS + 1) } }, { lookups: { saturated: false, wait: slow(SLOW_WAIT_P90_MS) } }],
     ['dns', { dnsDegraded: true }, {}],
-    ['scans', { scans: { saturated: true, wait: calm } }, {}],
     ['scans', { scans: { saturated: false, wait: slow(SLOW_WAIT_P90_MS + 1) } }, { scans: { saturated: false, wait: slow(SLOW_WAIT_P90_MS) } }],
   ];
   for (const [rule, past, at] of cases) {
     assert.equal(degradedBy({ ...healthy, ...past }), [rule], `${rule} past its line`);
     assert.equal(degradedBy({ ...healthy, ...at }), [], `${rule} at its line`);
   }
+});
+
+test('a full scan pool whose waits are short (two pages at once, one thread) is not degraded; its slow waits are', () => {
+  assert.equal(degradedBy({ ...healthy, scans: { saturated: true, wait: { p50: 0, p90: 30.6, max: 30.6, count: 2 } } }), []);
+  assert.equal(degradedBy({ ...healthy, scans: { saturated: true, wait: slow(SLOW_WAIT_P90_MS) } }), []);
+  assert.equal(degradedBy({ ...healthy, scans: { saturated: true, wait: slow(SLOW_WAIT_P90_MS + 1) } }), ['scans']);
 });
 
 test('slow waits count only over enough grants: two slow grants are not a trend', () => {

@@ -30,6 +30,8 @@ export interface HealthSample {
   refusedPerSecond: number;
   /** The delays that stood in the last interval. */
   standing: string[];
+  /** The rules that made it `degraded` (its `degraded_by`). */
+  degradedBy: string[];
 }
 
 const HEALTH_EVERY_MS = 250;
@@ -65,6 +67,7 @@ function readHealth(res: Timed): HealthSample {
       event_loop_delay_ms: { p99: number; max: number };
       upstream_fetches: { in_flight: number; queued: number };
       shedding?: { fraction: number; refused_per_s: number; standing: string[] };
+      degraded_by?: string[];
     };
     return {
       at,
@@ -76,9 +79,21 @@ function readHealth(res: Timed): HealthSample {
       shedFraction: report.shedding?.fraction ?? 0,
       refusedPerSecond: report.shedding?.refused_per_s ?? 0,
       standing: report.shedding?.standing ?? [],
+      degradedBy: report.degraded_by ?? [],
     };
   } catch {
-    return { at, status: 'no answer', loopP99: NaN, loopMax: NaN, inFlight: NaN, queued: NaN, shedFraction: 0, refusedPerSecond: 0, standing: [] };
+    return {
+      at,
+      status: 'no answer',
+      loopP99: NaN,
+      loopMax: NaN,
+      inFlight: NaN,
+      queued: NaN,
+      shedFraction: 0,
+      refusedPerSecond: 0,
+      standing: [],
+      degradedBy: [],
+    };
   }
 }
 

@@ -5,6 +5,7 @@
 import { median, percentile } from '../lib/stats.js';
 import { CLASS_LABEL } from './attacks.js';
 import type { Sample } from './bystander.js';
+import type { HealthSample } from './client.js';
 import type { AttackClass } from './names.js';
 import { RECOVERY_MS, type AttackRun } from './scenario.js';
 
@@ -137,7 +138,22 @@ export function details(runs: AttackRun[]): string[] {
       `event-loop delay p99 up to ${ms(Math.max(0, ...inAttack.map((h) => h.loopP99).filter(Number.isFinite)))}, max ${ms(Math.max(0, ...inAttack.map((h) => h.loopMax).filter(Number.isFinite)))}, in flight up to ${Math.max(0, ...inAttack.map((h) => h.inFlight).filter(Number.isFinite))}, queued up to ${Math.max(0, ...inAttack.map((h) => h.queued).filter(Number.isFinite))}; ` +
       `refusing past capacity: in ${inAttack.filter((h) => h.shedFraction > 0).length} polls, a share of the clients up to ${Math.max(0, ...inAttack.map((h) => h.shedFraction))}, ` +
       `up to ${Math.max(0, ...inAttack.map((h) => h.refusedPerSecond))} refusals/s, standing: ${[...new Set(inAttack.flatMap((h) => h.standing))].join(', ') || 'none'}` +
-      (baselineDegraded > 0 ? `; NOT ok during the baseline in ${baselineDegraded} polls` : '')
+      `; degraded by: ${degradedCounts(inAttack)}` +
+      (baselineDegraded > 0
+        ? `; NOT ok during the baseline in ${baselineDegraded} polls (degraded by: ${degradedCounts(run.health.filter((h) => h.at < run.attackStart))})`
+        : '')
     );
   });
+}
+
+/** How many polls each `degraded_by` rule held in, most first ("none" when none did). */
+function degradedCounts(polls: HealthSample[]): string {
+  const counts = new Map<string, number>();
+  for (const rule of polls.flatMap((h) => h.degradedBy)) counts.set(rule, (counts.get(rule) ?? 0) + 1);
+  return (
+    [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([rule, n]) => `${rule} ${n}`)
+      .join(', ') || 'none'
+  );
 }

@@ -45,6 +45,30 @@ test('/healthz says ok when Redis answers', async () => {
   }
 });
 
+test('pages of four clients at once on a one-thread scan pool: some wait for the thread, and /healthz still says ok (a full pool is not clients slowed)', async () => {
+  // A page whose scan takes a while (about 1 MB of markup), so that the four scans overlap.
+  const page = `<html><head><title>Busy</title></head><body>${'<p><b>x</b></p>'.repeat(64 * 1024)}</body></html>`;
+  const up = await startUpstream({ routes: { '*': respond(200, page, { 'content-type': 'text/html' }) } });
+  const svc = await startService({ SCAN_WORKERS: '1', RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' });
+  try {
+    const answers = await Promise.all(
+      [2, 3, 4, 5].map((n) => svc.request(`/v1/metadata?url=${encodeURIComponent(up.url(`/page-${n}`).href)}`, { localAddress: `127.0.0.${n}` })),
+    );
+    assert.equal(
+      answers.map((a) => a.status),
+      [200, 200, 200, 200],
+    );
+    const res = await svc.request('/healthz');
+    assert.is(res.json.scans.threads.max_in_flight, 1);
+    assert.ok(res.json.scans.threads.saturated, `some page waited for the thread: ${JSON.stringify(res.json.scans.threads)}`);
+    assert.is(res.json.status, 'ok');
+    assert.equal(res.json.degraded_by, []);
+  } finally {
+    await svc.close();
+    await up.close();
+  }
+});
+
 test('/metrics counts requests by route and status, cache outcomes, upstream fetches and 429s', async () => {
   const up = await startUpstream({ routes: { '/p': respond(200, '<title>x</title>', { 'content-type': 'text/html' }) } });
   const svc = await startService({ RATE_LIMIT_MAX: '3' });
