@@ -7,7 +7,8 @@
 // closes what it starts. A batch that hangs is killed at FILE_TIMEOUT_MS; one that has printed its
 // summary but does not exit, EXIT_GRACE_MS after it (open handles). A batch that ends without a
 // summary (a file that throws as it loads, a hang, open handles) is run again a file at a time, so
-// that the file is named. The timing-sensitive files (below) have a process each, and run first.
+// that the file is named. The timing-sensitive files (below) have a process each, and run first
+// (those in SOLO last).
 // Usage: node test/run.mjs [path-prefix]   e.g. node test/run.mjs fetch/
 // TEST_EXCLUDE: comma-separated path prefixes of files left out (CI's Node 24 run leaves out the
 // files whose code under test does not run on Node), said in the output.
@@ -72,7 +73,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.e
 // run before the others, ALONE_PARALLEL at a time: they mostly wait (a third to a half of a core
 // each, ops/shutdown and ops/instances a core or more), so two of them leave each other the CPU
 // they need, where beside the other files some missed their marks. Those in SOLO missed theirs
-// even so, and run by themselves first. The rest of ops/ (the compiled build, prepare,
+// even so, and run by themselves at the end. The rest of ops/ (the compiled build, prepare,
 // metrics, start-up failures' exit codes) measures none. The other files run PARALLEL processes at
 // a time (the machines have 2 cores; 3 or 4 made that part no shorter).
 const TIMING_SENSITIVE =
@@ -134,11 +135,12 @@ const batches = [...folders.values()]
     return Array.from({ length: count }, (_, i) => group.filter((_, j) => j % count === i));
   })
   .sort((a, b) => weight(b) - weight(a));
-// The timing-sensitive files first (the one in SOLO by itself, then ALONE_PARALLEL at a time),
-// the others after: the timing-sensitive ones leave about a core idle, which whatever CI runs at
-// the lowest priority beside this run (type-check, lint, formatting) can have, and then has
-// finished before the other files need both cores.
-for (const file of solo) record(await runFiles([file]));
+// The timing-sensitive files first (ALONE_PARALLEL at a time), the others after: the
+// timing-sensitive ones leave about a core idle, which whatever CI runs at the lowest priority
+// beside this run (type-check, lint, formatting) can have, and then has finished before the other
+// files need both cores. Those in SOLO come last, by themselves on a quiet machine: beside CI's
+// checks at the lowest priority, element/proxied-images missed its 30 s once (32.8 s; its browser
+// has a scheduling group of its own, which the checks' group competes with as an equal).
 let nextAlone = 0;
 await Promise.all(
   Array.from({ length: Math.max(1, ALONE_PARALLEL) }, async () => {
@@ -152,6 +154,8 @@ await Promise.all(
     while (next < batches.length) await runBatch(batches[next++]);
   }),
 );
+const othersMs = performance.now() - runStarted - timingMs;
+for (const file of solo) record(await runFiles([file]));
 
 if (files.length === 0) {
   console.log(`no test files match "${filter}"`);
@@ -161,8 +165,8 @@ const slowest = durations.sort((a, b) => b[1] - a[1]).slice(0, Number(process.en
 if (slowest.length > 1) {
   const seconds = (ms) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
   console.log(
-    `\nslowest processes (wall clock; ${seconds(performance.now() - runStarted).trim()} in all: ${seconds(timingMs).trim()} for the timing-sensitive files, ` +
-      `${solo.length} by themselves then ${ALONE_PARALLEL} at a time, then ${seconds(performance.now() - runStarted - timingMs).trim()} for the others, ${PARALLEL} processes at a time):`,
+    `\nslowest processes (wall clock; ${seconds(performance.now() - runStarted).trim()} in all: ${seconds(timingMs).trim()} for the timing-sensitive files ${ALONE_PARALLEL} at a time, ` +
+      `then ${seconds(othersMs).trim()} for the others, ${PARALLEL} processes at a time, then ${seconds(performance.now() - runStarted - timingMs - othersMs).trim()} for ${solo.length} by themselves):`,
   );
   for (const [what, ms] of slowest) console.log(`${seconds(ms)}  ${what}`);
 }
