@@ -7,8 +7,7 @@
 // closes what it starts. A batch that hangs is killed at FILE_TIMEOUT_MS; one that has printed its
 // summary but does not exit, EXIT_GRACE_MS after it (open handles). A batch that ends without a
 // summary (a file that throws as it loads, a hang, open handles) is run again a file at a time, so
-// that the file is named. The timing-sensitive files (below) have a process each, and run first
-// (those in SOLO last).
+// that the file is named. The timing-sensitive files (below) have a process each.
 // Usage: node test/run.mjs [path-prefix]   e.g. node test/run.mjs fetch/
 // TEST_EXCLUDE: comma-separated path prefixes of files left out (CI's Node 24 run leaves out the
 // files whose code under test does not run on Node), said in the output.
@@ -70,7 +69,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.e
 // Files that measure time (deadlines, rate-limit windows, shutdown grace, DNS timeouts, a log
 // line's delay, the browser's layout shifts, lazy loads, a slow answer, a reader's pace through 30
 // cards against the rate limit's real window, the egress budget's pace) have a process each and
-// run before the others, ALONE_PARALLEL at a time: they mostly wait (a third to a half of a core
+// run after the others, ALONE_PARALLEL at a time: they mostly wait (a third to a half of a core
 // each, ops/shutdown and ops/instances a core or more), so two of them leave each other the CPU
 // they need, where beside the other files some missed their marks. Those in SOLO missed theirs
 // even so, and run by themselves at the end. The rest of ops/ (the compiled build, prepare,
@@ -135,26 +134,19 @@ const batches = [...folders.values()]
     return Array.from({ length: count }, (_, i) => group.filter((_, j) => j % count === i));
   })
   .sort((a, b) => weight(b) - weight(a));
-// The timing-sensitive files first (ALONE_PARALLEL at a time), the others after: the
-// timing-sensitive ones leave about a core idle, which whatever CI runs at the lowest priority
-// beside this run (type-check, lint, formatting) can have, and then has finished before the other
-// files need both cores. Those in SOLO come last, by themselves on a quiet machine: beside CI's
-// checks at the lowest priority, element/proxied-images missed its 30 s once (32.8 s; its browser
-// has a scheduling group of its own, which the checks' group competes with as an equal).
-let nextAlone = 0;
-await Promise.all(
-  Array.from({ length: Math.max(1, ALONE_PARALLEL) }, async () => {
-    while (nextAlone < alone.length) record(await runFiles([alone[nextAlone++]]));
-  }),
-);
-const timingMs = performance.now() - runStarted;
 let next = 0;
 await Promise.all(
   Array.from({ length: Math.max(1, PARALLEL) }, async () => {
     while (next < batches.length) await runBatch(batches[next++]);
   }),
 );
-const othersMs = performance.now() - runStarted - timingMs;
+const sharedMs = performance.now() - runStarted;
+let nextAlone = 0;
+await Promise.all(
+  Array.from({ length: Math.max(1, ALONE_PARALLEL) }, async () => {
+    while (nextAlone < alone.length) record(await runFiles([alone[nextAlone++]]));
+  }),
+);
 for (const file of solo) record(await runFiles([file]));
 
 if (files.length === 0) {
@@ -165,8 +157,8 @@ const slowest = durations.sort((a, b) => b[1] - a[1]).slice(0, Number(process.en
 if (slowest.length > 1) {
   const seconds = (ms) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
   console.log(
-    `\nslowest processes (wall clock; ${seconds(performance.now() - runStarted).trim()} in all: ${seconds(timingMs).trim()} for the timing-sensitive files ${ALONE_PARALLEL} at a time, ` +
-      `then ${seconds(othersMs).trim()} for the others, ${PARALLEL} processes at a time, then ${seconds(performance.now() - runStarted - timingMs - othersMs).trim()} for ${solo.length} by themselves):`,
+    `\nslowest processes (wall clock; ${seconds(performance.now() - runStarted).trim()} in all: ${seconds(sharedMs).trim()} for the files ${PARALLEL} processes at a time, ` +
+      `then ${seconds(performance.now() - runStarted - sharedMs).trim()} for the timing-sensitive ones, ${ALONE_PARALLEL} at a time but for ${solo.length} by themselves):`,
   );
   for (const [what, ms] of slowest) console.log(`${seconds(ms)}  ${what}`);
 }
