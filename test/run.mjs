@@ -210,11 +210,11 @@ function runFiles(files) {
           clearTimeout(timer);
           timer = armTimer(current);
         } else if (current !== null && line.includes('✘') && !failing.includes(current)) failing.push(current);
+        else if (exitTimer === undefined && /^\s*Duration:/.test(line)) {
+          exitTimer = setTimeout(kill(`still running ${EXIT_GRACE_MS} ms after its summary: open handles`), EXIT_GRACE_MS);
+        }
       }
       readUpTo = Math.max(readUpTo, end);
-      if (exitTimer === undefined && /^\s*Duration:/m.test(out)) {
-        exitTimer = setTimeout(kill(`still running ${EXIT_GRACE_MS} ms after its summary: open handles`), EXIT_GRACE_MS);
-      }
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
