@@ -3,9 +3,12 @@
 // sends only what the API says is left (X-RateLimit-Remaining), so a page alone never reaches the
 // block: with nothing left it waits for the requests in flight, then for X-RateLimit-Reset, when
 // the oldest request leaves the window, and sends one, whose answer says what is left then.
-// Requests in flight together may be counted in any order, so an answer that had company can
-// only lower what the gate thinks is left (by the requests still in flight, which may be counted
-// after it); one that was alone in flight says it exactly. Waiting requests pass in reading order,
+// Requests in flight together may be counted in any order, so an answer says at least what is
+// left less the requests that overlapped it (in flight when it was sent, or sent before it was
+// answered: each may have been counted after it); one that was alone in flight says it exactly.
+// Every such bound holds until the gate sends again, and sending lowers each by one, so the gate
+// keeps the highest: an answer that had company never hides a budget that a window's turn gave
+// back. Waiting requests pass in reading order,
 // the card nearest the top of the page first, and favicons after every metadata request and
 // image: on a page of many cards the budget goes to what the reader reaches next. A refusal (429
 // when another tab or a neighbour behind the same address spent the budget, or 503 while
@@ -18,10 +21,12 @@ const MAX_WAIT_MS = 30_000;
 /** The wait between two lone requests when the API does not say when the budget grows. */
 const PROBE_WAIT_MS = 1000;
 
-/** Requests the gate may still send: never more than the API has left. */
+/** Requests the gate may still send: never more than the API has left, once it has said. */
 let left = PUBLISHED_LIMIT;
+/** Whether `left` is a bound an answer gave (less what was sent since), or only the published limit. */
+let heardFrom = false;
 let inFlight = 0;
-/** Requests sent so far: an answer is exact when none was sent while it was in flight. */
+/** Requests sent so far: those sent while one was in flight overlapped it. */
 let sent = 0;
 /** Epoch ms before which no request is sent (a refusal's Retry-After). */
 let closedUntil = 0;
@@ -34,8 +39,8 @@ interface Waiting {
   card: Element;
   /** 0: metadata and images; 1: favicons, which wait for everything else. */
   rank: number;
-  /** Lets the request go, with its number and whether it goes alone (none other in flight). */
-  pass: (ticket: number, alone: boolean) => void;
+  /** Lets the request go, with its number and how many requests were in flight then. */
+  pass: (ticket: number, company: number) => void;
 }
 const waiting: Waiting[] = [];
 
@@ -58,12 +63,15 @@ function pump(): void {
     const first = waiting.reduce((best, one) => (before(one, best) ? one : best));
     waiting.splice(waiting.indexOf(first), 1);
     left--;
-    first.pass(++sent, !inFlight++);
+    first.pass(++sent, inFlight++);
   }
 }
 
-/** Reads what an answer says about the budget; true when it was refused and may be asked again. */
-function heard(response: Response, alone: boolean): boolean {
+/**
+ * Reads what an answer says about the budget, given how many requests overlapped it; true when it
+ * was refused and may be asked again.
+ */
+function heard(response: Response, overlapped: number): boolean {
   const headers = response.headers;
   const status = response.status;
   const now = Date.now();
@@ -74,14 +82,15 @@ function heard(response: Response, alone: boolean): boolean {
     // it; 1 s when it has neither. Then one request asks what is left.
     const retryAfter = headers.get('retry-after');
     const until = now + (Number(retryAfter) * 1000 || Date.parse(retryAfter!) - now || PROBE_WAIT_MS);
-    [left, resetAt, closedUntil] = [0, 0, Math.max(closedUntil, Math.min(until, now + MAX_WAIT_MS))];
+    [left, heardFrom, resetAt, closedUntil] = [0, true, 0, Math.max(closedUntil, Math.min(until, now + MAX_WAIT_MS))];
     return true;
   }
   // An API that does not count (no header) is not held back. A reset already past is an answer
   // from the browser's cache (or a clock behind ours): it says nothing of the budget now.
   if (remaining == null) left = Infinity;
   else if (reset > now) {
-    left = alone ? Number(remaining) : Math.min(left, Number(remaining) - inFlight);
+    const atLeast = Number(remaining) - overlapped;
+    [left, heardFrom] = [heardFrom ? Math.max(left, atLeast) : atLeast, true];
     resetAt = Math.max(resetAt, Math.min(reset, now + MAX_WAIT_MS));
   }
   return false;
@@ -93,8 +102,8 @@ function heard(response: Response, alone: boolean): boolean {
  * aborts, waiting or not.
  */
 export async function gated(url: string, signal: AbortSignal, card: Element, rank = 0): Promise<[Response, boolean]> {
-  const [ticket, alone] = await new Promise<[number, boolean]>((go, stop) => {
-    const entry: Waiting = { card, rank, pass: (ticket, alone) => go([ticket, alone]) };
+  const [ticket, company] = await new Promise<[number, number]>((go, stop) => {
+    const entry: Waiting = { card, rank, pass: (ticket, company) => go([ticket, company]) };
     waiting.push(entry);
     signal.addEventListener('abort', () => {
       const at = waiting.indexOf(entry);
@@ -106,7 +115,7 @@ export async function gated(url: string, signal: AbortSignal, card: Element, ran
   try {
     const response = await fetch(url, { signal });
     inFlight--;
-    return [response, heard(response, alone && ticket == sent)];
+    return [response, heard(response, company + sent - ticket)];
   } catch (error) {
     inFlight--;
     throw error;

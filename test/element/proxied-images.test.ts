@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startService, type Service } from '../helpers/service.js';
 import { startAssetServer, testPageHtml, type AssetServer } from './asset-server.js';
 import { launchBrowser, mount, openPage, readCard, snapshot, waitForState } from './browser.js';
@@ -67,7 +67,7 @@ test.after(async () => {
 async function readFeed() {
   const tab = await openPage(browser, { viewport: { width: 1280, height: 800 } });
   try {
-    const answers: { status: number; image: number; article: number; at: number }[] = [];
+    const answers: { status: number; image: number; article: number; at: number; remaining?: string }[] = [];
     let started = Date.now();
     tab.page.on('response', (response) => {
       const url = decodeURIComponent(response.url());
@@ -77,6 +77,7 @@ async function readFeed() {
           image: Number(/photo-(\d+)/.exec(url)?.[1] ?? NaN),
           article: Number(/article-(\d+)/.exec(url)?.[1] ?? NaN),
           at: Date.now() - started,
+          remaining: response.headers()['x-ratelimit-remaining'],
         });
     });
     await tab.page.goto('about:blank');
@@ -122,6 +123,21 @@ async function readFeed() {
 }
 let feed: ReturnType<typeof readFeed>;
 
+/** Adds cards to the page in one task, so that their requests reach the gate together. */
+function mountTogether(page: Page, cards: { id: string; attributes: Record<string, string> }[], where: 'append' | 'prepend'): Promise<void> {
+  return page.evaluate(
+    ({ cards, where }) => {
+      for (const { id, attributes } of cards) {
+        const element = document.createElement('linkpeek-preview');
+        element.id = id;
+        for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+        document.body[where](element);
+      }
+    },
+    { cards, where },
+  );
+}
+
 test("images waiting for the budget pass in reading order, the top card first, and a provider's favicon after every image", async () => {
   // A tight budget of its own (3 requests a second) and cards added bottom first: the order the
   // requests are made in is the page's, not the order the cards were created or failed in. Each
@@ -149,14 +165,7 @@ test("images waiting for the budget pass in reading order, the top card first, a
     await tab.page.waitForFunction(() => document.getElementById('first')!.shadowRoot!.querySelector('img[src^="blob:"]'));
     // All at once (in one task), so that every request waits at the gate together.
     const cards = [5, 4, 3, 2, 1, 0].map((i) => ({ id: `c${i}`, attributes: card(`order-${i}.png`, `https://www.youtube.com/favicon.ico?${i}`) }));
-    await tab.page.evaluate((cards) => {
-      for (const { id, attributes } of cards) {
-        const element = document.createElement('linkpeek-preview');
-        element.id = id;
-        for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-        document.body.prepend(element);
-      }
-    }, cards);
+    await mountTogether(tab.page, cards, 'prepend');
     await tab.page.waitForFunction(
       // Each image shown; each favicon hidden: the test service cannot reach www.youtube.com (502).
       () =>
@@ -247,6 +256,57 @@ test("a proxied image and favicon refused with 429 are asked again after Retry-A
   }
 });
 
+test("an answer that had company does not hide the budget a window's turn gave back: the next request goes before the announced reset", async () => {
+  // An API that says what the script below says. The first card's answer, alone, leaves 2; the
+  // next two cards ask together, and their answers (whichever the page reads first) leave 1 and
+  // then 3, the window having turned meanwhile. Whatever order they were counted in, at least 2
+  // are left, so the fourth card's request goes at once, not at the reset 20 s away.
+  const arrivals: { url: string; at: number }[] = [];
+  const held: http.ServerResponse[] = [];
+  const reset = Math.ceil(Date.now() / 1000) + 20;
+  const answer = (res: http.ServerResponse, remaining: number) =>
+    res
+      .writeHead(200, {
+        'access-control-allow-origin': '*',
+        'access-control-expose-headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+        'content-type': 'application/json',
+        'x-ratelimit-limit': '20',
+        'x-ratelimit-remaining': String(remaining),
+        'x-ratelimit-reset': String(reset),
+      })
+      .end(JSON.stringify(metadataFor('http://127.0.0.1:9', { image: { url: null }, favicon: { url: null } })));
+  const api = http.createServer((req, res) => {
+    arrivals.push({ url: req.url!, at: Date.now() });
+    if (arrivals.length === 1) return answer(res, 2);
+    if (arrivals.length > 3) return answer(res, 1);
+    held.push(res);
+    if (held.length === 2) {
+      answer(held[0]!, 1);
+      answer(held[1]!, 3);
+    }
+  });
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  const tab = await openPage(browser);
+  try {
+    await tab.reset(`${embedder.baseUrl}/embed`);
+    const endpoint = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    const card = (i: number) => ({ id: `c${i}`, attributes: { 'data-endpoint': endpoint, 'data-url': `${upstream.origin}/article-${i}` } });
+    const mountAll = (cards: ReturnType<typeof card>[]) => mountTogether(tab.page, cards, 'append');
+    await mountAll([card(0)]);
+    await waitForState(tab.page, 'ready', 'c0');
+    await mountAll([card(1), card(2)]);
+    for (const id of ['c1', 'c2']) await waitForState(tab.page, 'ready', id);
+    await mountAll([card(3)]);
+    await waitForState(tab.page, 'ready', 'c3', 30_000);
+    assert.is(arrivals.length, 4, 'one request a card');
+    assert.ok(arrivals[3]!.at < reset * 1000, `the fourth card's request came ${reset * 1000 - arrivals[3]!.at} ms before the reset`);
+  } finally {
+    await tab.close();
+    api.closeAllConnections();
+    await new Promise<void>((resolve) => api.close(() => resolve()));
+  }
+});
+
 test(`a page of ${CARDS} cards whose images need the proxy, read at a card a second, ends with every image within 30 s, none refused, favicons not proxied`, async () => {
   const { answers, lastImageMs, targetMs, cards } = await feed;
   for (const [i, card] of cards.entries()) {
@@ -259,7 +319,9 @@ test(`a page of ${CARDS} cards whose images need the proxy, read at a card a sec
     Array<number>(2 * CARDS).fill(200),
     'one metadata and one proxy answer per card (none for the favicon), and no refusal',
   );
-  assert.ok(lastImageMs <= targetMs, `the last image came ${lastImageMs} ms after the page's start`);
+  // Each answer as the page read it: the card's metadata (m) or image (i), when, and what was left.
+  const timeline = answers.map((a) => `${Number.isNaN(a.image) ? `m${a.article}` : `i${a.image}`}@${a.at}:${a.remaining}`).join(' ');
+  assert.ok(lastImageMs <= targetMs, `the last image came ${lastImageMs} ms after the page's start; ${timeline}`);
 });
 
 test.run();
