@@ -71,14 +71,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.e
 // cards against the rate limit's real window, the egress budget's pace) have a process each and
 // run after the others, ALONE_PARALLEL at a time: they mostly wait (a third to a half of a core
 // each, ops/shutdown and ops/instances a core or more), so two of them leave each other the CPU
-// they need, where beside the other files some missed their marks. Those in SOLO missed theirs
-// even so, and run by themselves at the end. The rest of ops/ (the compiled build, prepare,
+// they need, where beside the other files some missed their marks. The rest of ops/ (the compiled build, prepare,
 // metrics, start-up failures' exit codes) measures none. The other files run PARALLEL processes at
 // a time (the machines have 2 cores; 3 or 4 made that part no shorter).
 const TIMING_SENSITIVE =
   /^(api\/overload|ops\/(dead-resolver|dns-health|instances|logs|npm-start|redis-stall|shutdown)|element\/(layout-shift|lazy-load|render-url|proxied-images)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/(streaming|byte-share))/;
-/** Timing-sensitive files that missed their marks even beside another of them: run last, by themselves. */
-const SOLO = /^element\/proxied-images/;
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
 const ALONE_PARALLEL = Number(process.env.TEST_ALONE_PARALLEL ?? 2);
 
@@ -112,8 +109,7 @@ async function runBatch(files) {
 }
 
 const shared = files.filter((f) => !TIMING_SENSITIVE.test(f));
-const alone = files.filter((f) => TIMING_SENSITIVE.test(f) && !SOLO.test(f));
-const solo = files.filter((f) => SOLO.test(f));
+const alone = files.filter((f) => TIMING_SENSITIVE.test(f));
 /**
  * Folders whose files take seconds each (a browser, npm, tsc or Vite): their batches start first,
  * so that the last ones to end are short.
@@ -147,7 +143,6 @@ await Promise.all(
     while (nextAlone < alone.length) record(await runFiles([alone[nextAlone++]]));
   }),
 );
-for (const file of solo) record(await runFiles([file]));
 
 if (files.length === 0) {
   console.log(`no test files match "${filter}"`);
@@ -158,7 +153,7 @@ if (slowest.length > 1) {
   const seconds = (ms) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
   console.log(
     `\nslowest processes (wall clock; ${seconds(performance.now() - runStarted).trim()} in all: ${seconds(sharedMs).trim()} for the files ${PARALLEL} processes at a time, ` +
-      `then ${seconds(performance.now() - runStarted - sharedMs).trim()} for the timing-sensitive ones, ${ALONE_PARALLEL} at a time but for ${solo.length} by themselves):`,
+      `then ${seconds(performance.now() - runStarted - sharedMs).trim()} for the timing-sensitive ones, ${ALONE_PARALLEL} at a time):`,
   );
   for (const [what, ms] of slowest) console.log(`${seconds(ms)}  ${what}`);
 }
