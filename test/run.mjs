@@ -18,7 +18,7 @@
 // and chromium for the element's tests, curl for the README's commands (docs/), and a Redis of the run's own on a free
 // port (its URL in TEST_REDIS_URL, unless that is already set) for the files that use one.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -63,20 +63,46 @@ console.log(
     : 'service processes: the sources through tsx (dist/ is older than them, or TEST_SERVICE_ENTRY says so; npm run build makes it current)',
 );
 const testEnv = { ...process.env, FORCE_COLOR: '0', TEST_SERVICE_ENTRY: serviceEntry, ...(redis ? { TEST_REDIS_URL: redis.url } : {}) };
-// Interrupted, the run's Redis goes with it (process.exit runs the 'exit' hook that stops it).
+// Interrupted, the run's Redis goes with it (process.exit runs the 'exit' hook that stops it), and
+// so do the test processes (those of a session of their own hear no terminal's ^C).
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+const running = new Set();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Gives the scheduling group (Linux autogroup) of the session `pid` leads the nice value `nice`. */
+function lowerGroup(pid, nice) {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(nice));
+  } catch {
+    // No autogroups here (another kernel, or turned off): the process's own nice value holds.
+  }
+}
 
 // Files that measure time (deadlines, rate-limit windows, shutdown grace, DNS timeouts, a log
 // line's delay, the browser's layout shifts, lazy loads, a slow answer, a reader's pace through 30
-// cards against the rate limit's real window, the egress budget's pace) have a process each and
-// run after the others, ALONE_PARALLEL at a time: they mostly wait (a third to a half of a core
-// each, ops/shutdown and ops/instances a core or more), so two of them leave each other the CPU
-// they need, where beside the other files some missed their marks. The rest of ops/ (the compiled build, prepare,
-// metrics, start-up failures' exit codes) measures none. The other files run PARALLEL processes at
-// a time (the machines have 2 cores; 3 or 4 made that part no shorter).
+// cards against the rate limit's real window, the egress budget's pace) have a process each,
+// ALONE_PARALLEL at a time: they mostly wait (a third to a half of a core each, ops/shutdown and
+// ops/instances a core or more), so two of them leave each other the CPU they need, where beside
+// the other files at the same priority some missed their marks. The rest of ops/ (the compiled
+// build, prepare, metrics, start-up failures' exit codes) measures none. The other files run
+// PARALLEL processes at a time (the machines have 2 cores; 3 or 4 made that part no shorter).
+// Both kinds run at once, the other files at a low priority (LOW_NICE, below), so that they take
+// the CPU the timing-sensitive files leave and never what those need. A browser cannot be given a
+// low priority (it starts a session, and so a scheduling group, of its own), so the timing-
+// sensitive files start once the other files of element/ have ended.
 const TIMING_SENSITIVE =
   /^(api\/overload|ops\/(dead-resolver|dns-health|instances|logs|npm-start|redis-stall|shutdown)|element\/(layout-shift|lazy-load|render-url|proxied-images)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/(streaming|byte-share))/;
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
+/**
+ * The other files' priority while timing-sensitive ones run: each such process starts a session
+ * of its own (with Linux's autogroups, a scheduling group of its own) whose nice value this is, so
+ * it gets about a tenth of a core that a timing-sensitive file wants too, and all of a core that
+ * none does. Its children (services, npm) inherit it. Where there are no autogroups, the
+ * process's own nice value does the same against processes of the same group.
+ */
+const LOW_NICE = 10;
 const ALONE_PARALLEL = Number(process.env.TEST_ALONE_PARALLEL ?? 2);
 
 /** Files of one folder that share a process (see the top of this file). */
@@ -98,11 +124,11 @@ function record(result) {
 }
 
 /** A run of `files` in one process; one that ended without its summary, again a file at a time. */
-async function runBatch(files) {
-  const result = await runFiles(files);
+async function runBatch(files, options) {
+  const result = await runFiles(files, options);
   if (files.length > 1 && result.problem) {
     console.log(`\n# ${files.length} files ended together without their summary (${result.problem}): again, one at a time`);
-    for (const file of files) record(await runFiles([file]));
+    for (const file of files) record(await runFiles([file], options));
     return;
   }
   record(result);
@@ -122,7 +148,9 @@ for (const file of shared) {
   folders.set(folder, [...(folders.get(folder) ?? []), file]);
 }
 const slow = (batch) => SLOW_FOLDERS.has(path.dirname(batch[0]));
-const weight = (batch) => batch.length * (slow(batch) ? 4 : 1);
+/** Batches whose tests start a browser, which keeps the priority it was given by no one. */
+const browsers = (batch) => path.dirname(batch[0]) === 'element';
+const weight = (batch) => batch.length * (slow(batch) ? 4 : 1) + (browsers(batch) ? 1000 : 0);
 const batches = [...folders.values()]
   .flatMap((group) => {
     // A slow folder's files half as many at a time: the last batch to end is then a short one.
@@ -131,18 +159,31 @@ const batches = [...folders.values()]
   })
   .sort((a, b) => weight(b) - weight(a));
 let next = 0;
-await Promise.all(
+const browserBatches = batches.filter(browsers).length;
+let browsersLeft = browserBatches;
+let browsersEnded;
+const noBrowsersLeft = new Promise((resolve) => (browsersEnded = resolve));
+if (browsersLeft === 0) browsersEnded();
+const sharedDone = Promise.all(
   Array.from({ length: Math.max(1, PARALLEL) }, async () => {
-    while (next < batches.length) await runBatch(batches[next++]);
+    while (next < batches.length) {
+      const batch = batches[next++];
+      await runBatch(batch, { nice: browsers(batch) ? 0 : LOW_NICE });
+      if (browsers(batch) && --browsersLeft === 0) browsersEnded();
+    }
   }),
-);
-const sharedMs = performance.now() - runStarted;
+).then(() => performance.now() - runStarted);
 let nextAlone = 0;
-await Promise.all(
-  Array.from({ length: Math.max(1, ALONE_PARALLEL) }, async () => {
-    while (nextAlone < alone.length) record(await runFiles([alone[nextAlone++]]));
-  }),
-);
+const aloneDone = noBrowsersLeft.then(async () => {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.max(1, ALONE_PARALLEL) }, async () => {
+      while (nextAlone < alone.length) record(await runFiles([alone[nextAlone++]]));
+    }),
+  );
+  return [started - runStarted, performance.now() - started];
+});
+const [sharedMs, [aloneStartMs, aloneMs]] = await Promise.all([sharedDone, aloneDone]);
 
 if (files.length === 0) {
   console.log(`no test files match "${filter}"`);
@@ -152,8 +193,8 @@ const slowest = durations.sort((a, b) => b[1] - a[1]).slice(0, Number(process.en
 if (slowest.length > 1) {
   const seconds = (ms) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
   console.log(
-    `\nslowest processes (wall clock; ${seconds(performance.now() - runStarted).trim()} in all: ${seconds(sharedMs).trim()} for the files ${PARALLEL} processes at a time, ` +
-      `then ${seconds(performance.now() - runStarted - sharedMs).trim()} for the timing-sensitive ones, ${ALONE_PARALLEL} at a time):`,
+    `\nslowest processes (wall clock; ${seconds(performance.now() - runStarted).trim()} in all: the files ${PARALLEL} processes at a time ended at ` +
+      `${seconds(sharedMs).trim()}; the timing-sensitive ones, ${ALONE_PARALLEL} at a time, ran from ${seconds(aloneStartMs).trim()} for ${seconds(aloneMs).trim()}):`,
   );
   for (const [what, ms] of slowest) console.log(`${seconds(ms)}  ${what}`);
 }
@@ -170,17 +211,18 @@ process.exit(failed === 0 ? 0 : 1);
  * Runs `files` in one uvu process: their counts, the files with a failed test (uvu prints each
  * file's path before its tests, a ✘ for each failure), and what went wrong with the process.
  */
-function runFiles(files) {
+function runFiles(files, { nice = 0 } = {}) {
   const escape = (file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = `^(${files.map(escape).join('|')})$`;
   const label = files.length === 1 ? files[0] : `${files.length} files of ${path.dirname(files[0])}/`;
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern, '-c', 'false'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: testEnv,
-    });
+    const uvu = [process.execPath, '--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern, '-c', 'false'];
+    const [command, ...args] = nice ? ['nice', '-n', String(nice), ...uvu] : uvu;
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: testEnv, detached: nice > 0 });
+    if (nice) lowerGroup(child.pid, nice);
+    running.add(child);
+    child.on('exit', () => running.delete(child));
     // The output is printed in one piece when the process ends, so parallel ones do not interleave.
     let out = '';
     let timedOut = null;
