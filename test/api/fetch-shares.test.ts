@@ -189,9 +189,12 @@ shares('a page whose deadline ran out after waiting for a slot is fetched afresh
     // The message names the page's deadline (FETCH_TIMEOUT_MS), not the part of it left after the queue.
     assert.equal([late.status, late.json], [422, { code: 422, reason: 'timeout', message: 'The site did not answer within 2 s.' }]);
     await held;
+    // Whether the late one reached the page before its deadline ran out depends on how long it
+    // queued; the next one does, whatever happened to it.
+    const hitsBefore = up.hits('/slowish');
     const again = await as(svc, meta(up, '/slowish'), 93);
     assert.equal([again.status, again.json.title], [200, 'Slowish']);
-    assert.is(up.hits('/slowish'), 2, 'the first failure was not cached');
+    assert.is(up.hits('/slowish'), hitsBefore + 1, 'the first failure was not cached: the page was fetched again');
   } finally {
     await svc.close();
   }
