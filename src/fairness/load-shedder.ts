@@ -249,7 +249,8 @@ export class LoadShedder {
     weighed.sort((a, b) => b[1] - a[1]);
     let left = this.fraction * total;
     for (const [client, w] of weighed) {
-      if (left <= 0) break;
+      // What rounding leaves of the share is no client's part (it would set the line).
+      if (left <= total * 1e-9) break;
       this.refusing.set(client, Math.min(1, left / w));
       this.line = w;
       left -= w;

@@ -78,7 +78,8 @@ test('a queue at its target is not standing: only past it', () => {
 test('the refused share of the load doubles with each standing interval, and shrinks back with clear ones', () => {
   const w = world(TARGET, () => 0.5);
   for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10); // 16 equal clients: each 1/16 of the load
-  const refused = () => Array.from({ length: 16 }, (_, i) => `c${i + 1}`).filter((c) => w.refusal(c) !== null).length;
+  // Which clients are refused, without asking for pages (a page asked is a client's use).
+  const refused = () => Array.from({ length: 16 }, (_, i) => `c${i + 1}`).filter((c) => w.shedder.isRefusing(c)).length;
   w.interval('fetches', TARGET + 1);
   assert.is(refused(), 1);
   w.interval('fetches', TARGET + 1);
