@@ -196,7 +196,7 @@ export const SETTINGS = {
   // metadata within baseline + 50 ms under 4 MB images from 16 and 64 addresses (at 64, one run
   // of two), where without one it missed by 370 ms (bench/results/fairness.md). The ceiling of
   // the budget in use, which is cut while the event loop runs late (proxy/byte-scheduler.ts).
-  proxyEgressBytesPerSecond: { env: 'PROXY_EGRESS_BYTES_PER_SECOND', service: true, read: (f) => f.int(0, { min: 0 }) },
+  proxyEgressBytesPerSecond: { env: 'PROXY_EGRESS_BYTES_PER_SECOND', service: true, read: (f) => f.int(33_554_432, { min: 0 }) },
   userAgent: { env: 'USER_AGENT', read: (f) => f.headerValue(`LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`) },
   // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
   // descriptors (the client's connection and the upstream's), a waiting one a descriptor; the
