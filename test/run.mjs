@@ -150,17 +150,17 @@ for (const file of shared) {
 const slow = (batch) => SLOW_FOLDERS.has(path.dirname(batch[0]));
 /** Batches whose tests start a browser, which keeps the priority it was given by no one. */
 const browsers = (batch) => path.dirname(batch[0]) === 'element';
-const weight = (batch) => batch.length * (slow(batch) ? 4 : 1) + (browsers(batch) ? 1000 : 0);
+const weight = (batch) => batch.length * (slow(batch) ? 4 : 1);
 const batches = [...folders.values()]
   .flatMap((group) => {
     // A slow folder's files half as many at a time: the last batch to end is then a short one.
     const count = Math.ceil(group.length / Math.max(1, slow(group) ? Math.ceil(BATCH_FILES / 2) : BATCH_FILES));
     return Array.from({ length: count }, (_, i) => group.filter((_, j) => j % count === i));
   })
-  .sort((a, b) => weight(b) - weight(a));
+  // The browsers' batches first (the timing-sensitive files wait for them), then by weight.
+  .sort((a, b) => Number(browsers(b)) - Number(browsers(a)) || weight(b) - weight(a));
 let next = 0;
-const browserBatches = batches.filter(browsers).length;
-let browsersLeft = browserBatches;
+let browsersLeft = batches.filter(browsers).length;
 let browsersEnded;
 const noBrowsersLeft = new Promise((resolve) => (browsersEnded = resolve));
 if (browsersLeft === 0) browsersEnded();
