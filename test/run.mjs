@@ -95,7 +95,7 @@ function lowerGroup(pid, nice) {
 // low priority (it starts a session, and so a scheduling group, of its own), so the timing-
 // sensitive files start once the other files of element/ have ended.
 const TIMING_SENSITIVE =
-  /^(api\/overload|ops\/(dead-resolver|dns-health|health-metrics|instances|logs|npm-start|redis-stall|shutdown)|element\/(layout-shift|lazy-load|render-url|proxied-images)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/attacks|fetch\/limits|proxy\/(streaming|byte-share))/;
+  /^(api\/overload|ops\/(dead-resolver|dns-health|health-metrics|instances|logs|npm-start|redis-stall|shutdown)|element\/(layout-shift|lazy-load|render-url|proxied-images)|api\/rate-limit|api\/fetch-shares|store\/redis-stall|store\/redis-sentinel|store\/outage|metadata\/(attacks|bad-input)|fetch\/limits|proxy\/(streaming|byte-share))/;
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2);
 /**
  * The other files' priority while timing-sensitive ones run: each such process starts a session
