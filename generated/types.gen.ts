@@ -436,7 +436,7 @@ export type ProxyImageErrors = {
      */
     502: ProxyError;
     /**
-     * This instance is past its capacity (its queues stand: it refuses pages, the heaviest clients first, see `/healthz` `shedding`), or has too many upstream fetches in flight and queued; retry after `Retry-After` seconds (longer for a client using more).
+     * This instance is past its capacity (its queues stand: it refuses pages, the heaviest clients first, see `/healthz` `shedding`), or has too many upstream fetches in flight and queued, or the image (by its Content-Length) cannot be sent within the proxy's body deadline at this client's share of the egress budget; retry after `Retry-After` seconds (longer for a client using more).
      */
     503: ProxyError;
     /**

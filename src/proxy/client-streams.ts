@@ -30,9 +30,14 @@ export class ClientStreams {
     };
   }
 
-  /** Upstreams `client` has open (for tests). */
+  /** Upstreams `client` has open. */
   held(client: string): number {
     return this.open.get(client) ?? 0;
+  }
+
+  /** Clients with an upstream open. */
+  get clients(): number {
+    return this.open.size;
   }
 
   private wait(client: string, signal: AbortSignal): Promise<void> {

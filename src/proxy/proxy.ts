@@ -13,7 +13,7 @@
 
 import type { Context } from 'koa';
 import type { Config } from '../config.js';
-import { FetchFailed, ProxyRejected } from '../errors.js';
+import { FetchFailed, Overloaded, ProxyRejected } from '../errors.js';
 import { failures } from '../failure-reasons.js';
 import { FORWARDABLE_RESPONSE_HEADERS, PROXY_ACCEPT, PROXY_PEEK_BYTES, PROXY_RESPONSE_HEADERS } from '../fetch/policy.js';
 import { readPrefix } from '../fetch/read-prefix.js';
@@ -37,6 +37,9 @@ const READ_WHOLE_MAX_BYTES = 64 * 1024;
 
 /** The usual body chunk (undici's and a Node stream's 64 KB): the byte scheduler's bucket holds at least one. */
 const CHUNK_BYTES = 64 * 1024;
+
+/** Retry-After, in seconds, at most, for an image refused because its share of the budget is too small. */
+const MAX_RETRY_AFTER_S = 10;
 
 export interface ProxyDeps {
   safeFetch: SafeFetch;
@@ -66,14 +69,42 @@ export type ImageProxyWithFlights = ((ctx: Context, target: URL, client?: string
  */
 export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
   const streams = new ClientStreams(UPSTREAMS_PER_CLIENT);
-  const flights = new ImageFlights(
-    new ByteScheduler({
-      bytesPerSecond: deps.config.proxyEgressBytesPerSecond,
-      burstBytes: Math.max(CHUNK_BYTES, deps.config.proxyEgressBytesPerSecond / 20),
-      clock: deps.clock,
-    }),
-  );
-  return Object.assign((ctx: Context, target: URL, client?: string) => proxyImage(ctx, target, deps, flights, streams, client), { flights });
+  const scheduler = new ByteScheduler({
+    bytesPerSecond: deps.config.proxyEgressBytesPerSecond,
+    burstBytes: Math.max(CHUNK_BYTES, deps.config.proxyEgressBytesPerSecond / 20),
+    clock: deps.clock,
+  });
+  const flights = new ImageFlights(scheduler);
+  const share: Share = (client) => streamShare(scheduler.bytesPerSecond, streams.clients, streams.held(client));
+  return Object.assign((ctx: Context, target: URL, client?: string) => proxyImage(ctx, target, deps, flights, streams, share, client), { flights });
+}
+
+/** What a stream of `client` (one it has open) is sent a second now, at least, in bytes (Infinity: no budget). */
+type Share = (client: string) => number;
+
+/**
+ * One stream's share of the egress budget: the budget in use (`bytesPerSecond`, 0: none) split
+ * between the clients with an upstream open, as the byte scheduler splits it when they all have
+ * bytes waiting, and the client's part between its own streams. A client whose upstream is slower
+ * than its share leaves the rest to the others, so this is what a stream gets at least while the
+ * streams open now stay open.
+ */
+export function streamShare(bytesPerSecond: number, clientsStreaming: number, streamsOfClient: number): number {
+  if (bytesPerSecond === 0) return Infinity;
+  return bytesPerSecond / Math.max(1, clientsStreaming) / Math.max(1, streamsOfClient);
+}
+
+/**
+ * How many times too long an image of `rest` bytes still to send takes at `share` bytes a second
+ * for its body deadline: the whole of it against `totalMs`, and each chunk against `idleMs` (the
+ * upstream is not read while a chunk waits for its turn, and the idle deadline counts that wait).
+ * Above 1, it cannot end in time.
+ */
+export function pastBodyDeadline(rest: number, share: number, { idleMs, totalMs }: { idleMs: number; totalMs: number }): number {
+  if (rest <= 0 || share === Infinity) return 0;
+  const allMs = (rest / share) * 1000;
+  const chunkMs = (Math.min(rest, CHUNK_BYTES) / share) * 1000;
+  return Math.max(allMs / totalMs, chunkMs / idleMs);
 }
 
 /**
@@ -82,13 +113,21 @@ export function createImageProxy(deps: ProxyDeps): ImageProxyWithFlights {
  * image in flight, or throws ProxyRejected (400), FetchFailed (502) or FetchTimeout (504) before
  * any header is sent.
  */
-async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: ImageFlights, streams: ClientStreams, client?: string): Promise<void> {
+async function proxyImage(
+  ctx: Context,
+  target: URL,
+  deps: ProxyDeps,
+  flights: ImageFlights,
+  streams: ClientStreams,
+  share: Share,
+  client?: string,
+): Promise<void> {
   const open = async (signal: AbortSignal) => {
     // Past capacity an image is refused (503) before it waits for a stream or a fetch slot.
     const admitted = deps.admit?.(chargedClient(client)) ?? (() => {});
     try {
       const stream = await streams.acquire(client ?? '', signal);
-      return await openImage(target, deps, signal, () => (stream(), admitted()), client);
+      return await openImage(target, deps, signal, () => (stream(), admitted()), share, client);
     } catch (err) {
       admitted();
       throw err;
@@ -111,9 +150,10 @@ async function proxyImage(ctx: Context, target: URL, deps: ProxyDeps, flights: I
 
 /**
  * Fetches `target` and checks its label and first bytes; the image ready to stream, or a throw.
- * `release` gives back the client's upstream slot (client-streams.ts) once the upstream is closed.
+ * `release` gives back the client's upstream slot (client-streams.ts) once the upstream is closed;
+ * `share` tells what the image's stream would be sent a second.
  */
-async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, release: Release, client?: string): Promise<OpenedImage> {
+async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, release: Release, share: Share, client?: string): Promise<OpenedImage> {
   const maxBytes = deps.config.maxImageBytes;
   // The total deadline covers the request and the headers; the body is bounded by its progress,
   // so an image arriving slowly but steadily is not cut after some of it has been sent.
@@ -163,6 +203,18 @@ async function openImage(target: URL, deps: ProxyDeps, signal: AbortSignal, rele
 
     if (length !== null && head.length > length) throw new FetchFailed(`more bytes than the declared Content-Length ${length}`);
     if (length !== null && rest === null && head.length < length) throw new FetchFailed(`body of ${head.length} bytes, Content-Length said ${length}`);
+    // An image that its share of the egress budget cannot send before its body deadline would be
+    // cut after most of its bytes: refused now instead, while an error answer can still be sent.
+    // Only a declared length tells; the rest is sent as it comes.
+    // Retry-After grows with how far past it is: a client asking less often lets the share grow.
+    if (length !== null && rest !== null) {
+      const perSecond = share(client ?? '');
+      const past = pastBodyDeadline(length - head.length, perSecond, bodyDeadline);
+      if (past > 1) {
+        const why = `${length - head.length} bytes at ${Math.round(perSecond)} B/s: ${past.toFixed(1)}× its body deadline`;
+        throw new Overloaded(`image refused before its first byte, ${why}`, Math.min(MAX_RETRY_AFTER_S, Math.ceil(past)));
+      }
+    }
     const headers: Record<string, string> = {};
     for (const name of FORWARDABLE_RESPONSE_HEADERS) {
       const value = upstream.headers[name];

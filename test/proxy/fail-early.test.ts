@@ -6,7 +6,8 @@ import * as assert from 'uvu/assert';
 import type { ServerResponse } from 'node:http';
 import { REJECTIONS } from '../../src/proxy/proxy.js';
 import { respond, startUpstream, type Upstream } from '../helpers/upstream.js';
-import { GIF, JPEG, png } from './images.js';
+import http from 'node:http';
+import { GIF, JPEG, png, pngOfSize } from './images.js';
 import { startProxyService, type ProxyService } from './harness.js';
 
 const test = suite('image proxy: failing before the first byte');
@@ -77,6 +78,63 @@ test('a small image that is whole passes whole, with its Content-Length', async 
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-length'), String(png(3, 2).length));
   assert.ok(Buffer.from(res.body).equals(png(3, 2)));
+});
+
+const MiB = 1024 * 1024;
+
+/** The exact 503 of an image refused before its first byte, told to retry in `seconds`. */
+function assertRefusedBeforeFirstByte(res: { status: number; json: unknown; headers: Headers }, seconds: number): void {
+  assert.is(res.status, 503);
+  assert.equal(res.json, { error: `The service is busy; retry in ${seconds} seconds.` });
+  assert.is(res.headers.get('retry-after'), String(seconds));
+  assert.is(res.headers.get('cache-control'), 'no-store');
+}
+
+test('an image its share of the egress budget cannot send within PROXY_BODY_TIMEOUT_MS: 503 before any byte, not a cut after most of it', async () => {
+  const big = await startUpstream({ routes: { '/half-mib.png': respond(200, pngOfSize(MiB / 2), { 'content-type': 'image/png' }) } });
+  // Alone, it gets the whole 1 MiB/s budget: half a MiB takes about 500 ms.
+  const tight = await startProxyService({ PROXY_EGRESS_BYTES_PER_SECOND: String(MiB), PROXY_BODY_TIMEOUT_MS: '200' });
+  const roomy = await startProxyService({ PROXY_EGRESS_BYTES_PER_SECOND: String(MiB), PROXY_BODY_TIMEOUT_MS: '5000' });
+  try {
+    // About 2.5 times its deadline: Retry-After 3.
+    assertRefusedBeforeFirstByte(await tight.service.request(tight.path(big.url('/half-mib.png'))), 3);
+    const whole = await roomy.service.request(roomy.path(big.url('/half-mib.png')));
+    assert.is(whole.status, 200);
+    assert.ok(Buffer.from(whole.body).equals(pngOfSize(MiB / 2)));
+  } finally {
+    await Promise.all([tight.close(), roomy.close(), big.close()]);
+  }
+});
+
+test('an image one chunk of which waits past PROXY_IDLE_TIMEOUT_MS for its turn: 503 before any byte (the idle deadline counts that wait)', async () => {
+  const big = await startUpstream({ routes: { '/half-mib.png': respond(200, pngOfSize(MiB / 2), { 'content-type': 'image/png' }) } });
+  // A 64 KiB chunk at 64 KiB/s takes a second, twice the idle deadline; the whole body would fit.
+  const slow = await startProxyService({ PROXY_EGRESS_BYTES_PER_SECOND: String(64 * 1024), PROXY_IDLE_TIMEOUT_MS: '500', PROXY_BODY_TIMEOUT_MS: '60000' });
+  try {
+    assertRefusedBeforeFirstByte(await slow.service.request(slow.path(big.url('/half-mib.png'))), 2);
+  } finally {
+    await Promise.all([slow.close(), big.close()]);
+  }
+});
+
+test('the share is the client’s part of the budget: an image that fits alone is refused while another client streams', async () => {
+  const big = await startUpstream({ routes: { '*': respond(200, pngOfSize(4 * MiB), { 'content-type': 'image/png' }) } });
+  // Alone, 4 MiB at 1 MiB/s take 4 s, within 5; shared by two clients, 8 s.
+  const proxy = await startProxyService({ PROXY_EGRESS_BYTES_PER_SECOND: String(MiB), PROXY_BODY_TIMEOUT_MS: '5000' });
+  const url = (name: string) => `${proxy.service.baseUrl}${proxy.path(big.url(`/${name}.png`))}`;
+  try {
+    // The first client's image has started (its headers are in) and streams for about 4 s.
+    const first = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get(url('first'), { localAddress: '127.0.0.101', agent: false }, resolve).on('error', reject);
+    });
+    assert.is(first.statusCode, 200);
+    const second = await proxy.service.request(proxy.path(big.url('/second.png')), { localAddress: '127.0.0.102' });
+    first.destroy();
+    // 8 s against 5: Retry-After 2.
+    assertRefusedBeforeFirstByte(second, 2);
+  } finally {
+    await Promise.all([proxy.close(), big.close()]);
+  }
 });
 
 test.run();
