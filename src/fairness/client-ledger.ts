@@ -65,12 +65,15 @@ export class ClientLedger {
     this.add(client, 0, 0, 1);
   }
 
-  /** The client's recent cost in slots held (CPU_MS_PER_SLOT ms and ASKS_PER_SLOT asks each), fractional. */
-  slots(client: string): number {
+  /**
+   * The client's recent cost in slots held (CPU_MS_PER_SLOT ms and ASKS_PER_SLOT asks each),
+   * fractional, at `now` (a caller weighing many clients at once reads the clock once).
+   */
+  slots(client: string, now = this.now()): number {
     const cost = this.costs.get(client);
     if (cost === undefined) return 0;
-    const kept = this.kept(client);
-    return kept === 0 ? 0 : (kept * cost.ms) / CPU_MS_PER_SLOT + (this.keptAsks(cost) * cost.asks) / ASKS_PER_SLOT;
+    const kept = this.kept(client, now);
+    return kept === 0 ? 0 : (kept * cost.ms) / CPU_MS_PER_SLOT + (this.keptAsks(cost, now) * cost.asks) / ASKS_PER_SLOT;
   }
 
   /** The client's recent CPU milliseconds, decayed to now. */
@@ -93,11 +96,11 @@ export class ClientLedger {
    * The share of the client's charges left now (both its CPU and its pages decay by it); 0 for a
    * client with none, and a cost decayed below NEGLIGIBLE_MS is forgotten.
    */
-  private kept(client: string): number {
+  private kept(client: string, now = this.now()): number {
     const cost = this.costs.get(client);
     if (cost === undefined) return 0;
-    const kept = 2 ** (-(this.now() - cost.at) / COST_HALF_LIFE_MS);
-    if (cost.ms * kept < NEGLIGIBLE_MS && cost.asks * this.keptAsks(cost) < NEGLIGIBLE_ASKS) {
+    const kept = 2 ** (-(now - cost.at) / COST_HALF_LIFE_MS);
+    if (cost.ms * kept < NEGLIGIBLE_MS && cost.asks * this.keptAsks(cost, now) < NEGLIGIBLE_ASKS) {
       this.costs.delete(client);
       return 0;
     }
@@ -114,8 +117,8 @@ export class ClientLedger {
   }
 
   /** The share of a cost's asks left now. */
-  private keptAsks(cost: Cost): number {
-    return 2 ** (-(this.now() - cost.at) / ASK_HALF_LIFE_MS);
+  private keptAsks(cost: Cost, now = this.now()): number {
+    return 2 ** (-(now - cost.at) / ASK_HALF_LIFE_MS);
   }
 
   private add(client: string, cpuMs: number, pages: number, asks: number): void {

@@ -169,7 +169,8 @@ export class FairQueue {
 
     const withinShare = this.withinShare(client);
     if (withinShare && this.hostAllows(host)) this.lastSaturatedAt = this.now();
-    const weight = (c: ClientState) => c.held + c.waiting.length + this.costs.slots(c.key);
+    const now = this.now(); // one clock reading for every client weighed
+    const weight = (c: ClientState) => c.held + c.waiting.length + this.costs.slots(c.key, now);
     const refusal = admissionRefusal(this.queues, client, host, this.opts, weight, client.key !== SERVICE);
     if (refusal !== null) {
       this.queues.forgetIfIdle(client);
@@ -217,10 +218,15 @@ export class FairQueue {
     return client.key === SERVICE || this.opts.perClient === 0 ? share : Math.min(this.opts.perClient, share);
   }
 
-  /** A share as large as the instance never binds: the slots themselves do. */
-  private withinShare(client: ClientState): boolean {
+  /**
+   * A share as large as the instance never binds: the slots themselves do. A client holding its
+   * share is past it whatever its cost, which is only read otherwise (`now`: the clock reading of
+   * a caller weighing every client).
+   */
+  private withinShare(client: ClientState, now?: number): boolean {
+    if (client.held === 0) return true;
     const cap = this.capOf(client);
-    return client.held === 0 || cap >= this.opts.maxActive || client.held + this.costs.slots(client.key) < cap;
+    return cap >= this.opts.maxActive || (client.held < cap && client.held + this.costs.slots(client.key, now) < cap);
   }
 
   private hostAllows(host: string): boolean {
@@ -260,12 +266,12 @@ export class FairQueue {
     if (this.queues.waitingCount === 0) return; // the usual case: nobody waits, nothing to choose
     if (this.opts.maxWaitMs) this.refuseStale(this.opts.maxWaitMs);
     for (;;) {
-      const next = this.next();
-      if (next === null) return;
       if (this.active >= this.opts.maxActive) {
-        this.lastSaturatedAt = this.now(); // a waiter its caps allow found no slot
+        if (this.next(true) !== null) this.lastSaturatedAt = this.now(); // a waiter its caps allow found no slot
         return;
       }
+      const next = this.next();
+      if (next === null) return;
       this.queues.leave(next);
       next.grant(this.take(next.client, next.host, next));
     }
@@ -286,16 +292,23 @@ export class FairQueue {
     }
   }
 
-  /** The waiter to serve next: the first allowed one of the least-using client, least recently served first. */
-  private next(): Waiter | null {
+  /**
+   * The waiter to serve next: the first allowed one of the least-using client, least recently
+   * served first. `any`: the first allowed waiter found, to learn whether there is one. Every
+   * release and every arrival asks, and a queue under attack holds hundreds of clients, most of
+   * them at their share: the clock is read once, and only the others' costs.
+   */
+  private next(any = false): Waiter | null {
     let best: Waiter | null = null;
     let bestUse = Infinity;
     let bestServed = Infinity;
+    const now = this.now();
     for (const client of this.queues.clients.values()) {
-      if (client.waiting.length === 0 || !this.withinShare(client)) continue;
+      if (client.waiting.length === 0 || !this.withinShare(client, now)) continue;
       const waiter = client.waiting.find((w) => this.hostAllows(w.host));
       if (waiter === undefined) continue;
-      const use = client.held + this.costs.slots(client.key);
+      if (any) return waiter;
+      const use = client.held + this.costs.slots(client.key, now);
       if (use < bestUse || (use === bestUse && client.servedAt < bestServed)) {
         best = waiter;
         bestUse = use;
