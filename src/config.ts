@@ -164,7 +164,7 @@ export const SETTINGS = {
   maxRequestsInFlightPerClient: { env: 'MAX_REQUESTS_IN_FLIGHT_PER_CLIENT', service: true, read: (f) => f.int(24, { min: 0 }) },
   // A page of the docs loads a handful of files, a browser showing cards a few, a load balancer
   // probes /healthz once a second; one address asking /healthz at 5,500 a second took most of a
-  // core (bench/results/fairness.md), at 50 it takes about 1% of one.
+  // core (bench:fairness, in the git history of bench/results/fairness.md), at 50 about 1% of one.
   clientRequestsPerSecond: { env: 'CLIENT_REQUESTS_PER_SECOND', service: true, read: (f) => f.int(50, { min: 0 }) },
   clientRequestBurst: { env: 'CLIENT_REQUEST_BURST', service: true, read: (f) => f.int(100, { min: 1 }) },
   rateLimitOutage: { env: 'RATE_LIMIT_OUTAGE', read: (f) => f.oneOf('share', OUTAGE_POLICIES) },
@@ -190,12 +190,12 @@ export const SETTINGS = {
   proxyIdleTimeoutMs: { env: 'PROXY_IDLE_TIMEOUT_MS', service: true, read: (f, c) => f.int(c.fetchTimeoutMs, { min: 1 }) },
   // MAX_IMAGE_BYTES (8 MiB) at about 70 KB/s, a slow mobile link's pace.
   proxyBodyTimeoutMs: { env: 'PROXY_BODY_TIMEOUT_MS', service: true, read: (f) => f.int(120_000, { min: 1 }) },
-  // Off by default: with a budget, an HTTP/2 upstream cut at MAX_IMAGE_BYTES is left stalled
-  // instead of cancelled (test/proxy/streaming.test.ts fails so on Node 20, 3 runs of 3), and the
-  // attackers' images slow to the floor. On a quiet 2-core machine, 32 MiB/s kept a bystander's
-  // metadata within baseline + 50 ms under 4 MB images from 16 and 64 addresses (at 64, one run
-  // of two), where without one it missed by 370 ms (bench/results/fairness.md). The ceiling of
-  // the budget in use, which is cut while the event loop runs late (proxy/byte-scheduler.ts).
+  // The ceiling of the budget in use, which is cut while the event loop runs late
+  // (proxy/byte-scheduler.ts). On a 2-core machine, 32 MiB/s kept a bystander's metadata within
+  // baseline + 50 ms under 4 MB images from 16 and 64 addresses, quiet and with both cores loaded,
+  // where without a budget it missed by hundreds of ms (bench:fairness; the runs without one are
+  // in the git history of bench/results/fairness.md). An HTTP/2 upstream cut at MAX_IMAGE_BYTES is
+  // then read no further but may stay open (undici's cancel: test/helpers/upstream.ts).
   proxyEgressBytesPerSecond: { env: 'PROXY_EGRESS_BYTES_PER_SECOND', service: true, read: (f) => f.int(33_554_432, { min: 0 }) },
   userAgent: { env: 'USER_AGENT', read: (f) => f.headerValue(`LinkPeek/1.0 (+${DEFAULT_PUBLIC_URL})`) },
   // Measured (bench/results/slots.md): a held fetch streaming a head costs about 100 KB and two
@@ -242,7 +242,7 @@ export const SETTINGS = {
   // compute, and the event loop keeps a core of its own. With as many workers as cores, 128
   // addresses sending heavy heads left it a third of a core: a bystander's cached answer took 1.9 s
   // and its fresh page 4.1 s; with one fewer, 1.4 ms and 255 ms, for the same capacity alone
-  // (280 and 286 ordinary pages a second; bench:fairness, bench/results/fairness.md).
+  // (280 and 286 ordinary pages a second; bench:fairness, in bench/results/fairness.md's history).
   scanWorkers: { env: 'SCAN_WORKERS', read: (f) => f.int(Math.max(1, availableParallelism() - 1), { min: 0, max: 64 }) },
   // 50 ms: within the bystander's +50 ms at the median (bench:fairness, bench/results/fairness.md).
   // The service's alone: the library never refuses a page.
