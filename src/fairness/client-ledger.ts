@@ -7,7 +7,11 @@
 // must not come back lighter than a bystander who asks a page now and then.
 //
 // Recent, not total: a cost halves every COST_HALF_LIFE_MS (asks every ASK_HALF_LIFE_MS), so a client that stops sending costly pages
-// is an ordinary client again within a minute, and a cost from last hour weighs nothing.
+// is an ordinary client again within a minute, and a cost from last hour weighs nothing. A client
+// that began asking a moment ago has had no time to gather the count its pace will reach: its asks
+// are read against the history it has (askHistory), or an attack's 128 fresh addresses would weigh
+// less in their first second than a bystander with a page in flight, and the bystander would be
+// refused first.
 
 /** A charge halves in this time (on the injected clock). */
 export const COST_HALF_LIFE_MS = 10_000;
@@ -33,6 +37,13 @@ export const ASK_HALF_LIFE_MS = 2_000;
  */
 export const ASKS_PER_SLOT = 2;
 
+/**
+ * The least history an ask count is read as (askHistory): one shed interval (load-shedder.ts), the
+ * time between two rankings. One ask in it weighs as 6.3, about what a client asking at the rate
+ * limit's pace settles at (5.8).
+ */
+export const YOUNGEST_MS = 500;
+
 /** Clients remembered at most (the least recently charged are forgotten first). */
 const MAX_CLIENTS = 10_000;
 
@@ -47,6 +58,8 @@ interface Cost {
   /** Pages asked, decayed like `ms`. */
   asks: number;
   at: number;
+  /** When the client was first charged (since it was last forgotten). */
+  since: number;
 }
 
 export class ClientLedger {
@@ -73,7 +86,7 @@ export class ClientLedger {
     const cost = this.costs.get(client);
     if (cost === undefined) return 0;
     const kept = this.kept(client, now);
-    return kept === 0 ? 0 : (kept * cost.ms) / CPU_MS_PER_SLOT + (this.keptAsks(cost, now) * cost.asks) / ASKS_PER_SLOT;
+    return kept === 0 ? 0 : (kept * cost.ms) / CPU_MS_PER_SLOT + (this.keptAsks(cost, now) * cost.asks) / ASKS_PER_SLOT / this.askHistory(cost, now);
   }
 
   /** The client's recent CPU milliseconds, decayed to now. */
@@ -116,6 +129,17 @@ export class ClientLedger {
     return this.costs.size;
   }
 
+  /**
+   * How much of a steady asker's count a client of this age has had time to gather: asks decay from
+   * the client's first, so a client that began asking a second ago counts a fraction of what it
+   * will count at the same pace, and would weigh less than a bystander who has asked a page every
+   * 2 s for minutes (as an average started at zero is corrected for its start). At least
+   * YOUNGEST_MS of history is assumed: one ask is never taken for a burst.
+   */
+  private askHistory(cost: Cost, now: number): number {
+    return 1 - 2 ** (-Math.max(YOUNGEST_MS, now - cost.since) / ASK_HALF_LIFE_MS);
+  }
+
   /** The share of a cost's asks left now. */
   private keptAsks(cost: Cost, now = this.now()): number {
     return 2 ** (-(now - cost.at) / ASK_HALF_LIFE_MS);
@@ -130,6 +154,7 @@ export class ClientLedger {
       pages: (before?.pages ?? 0) * kept + pages,
       asks: before === undefined ? asks : before.asks * this.keptAsks(before) + asks,
       at: this.now(),
+      since: before?.since ?? this.now(),
     });
     if (this.costs.size > MAX_CLIENTS) this.forgetOldest();
   }

@@ -178,6 +178,69 @@ test('attackers refused for a while, still asking as often, stay heavier than a 
   assert.ok(attackers.filter((a) => w.refusal(a) instanceof Overloaded).length >= 30);
 });
 
+test("an attack's first second: clients that began asking at the rate limit's pace a moment ago weigh more than a steady bystander with a page in flight", () => {
+  const w = world(TARGET, () => 0);
+  // A minute of one page every 2 s, each scanned in 3 ms.
+  for (let s = 0; s < 60; s += 2) {
+    w.clock.t += 2_000;
+    w.shedder.admit('bystander')();
+    w.ledger.charge('bystander', 3, 1);
+  }
+  const inFlight = w.shedder.admit('bystander');
+  // 128 addresses start asking a page every 556 ms (their pages end at once); the queues stand.
+  const attackers = Array.from({ length: 128 }, (_, k) => `attacker${k}`);
+  let marked = 0;
+  for (let t = 0; t < 3_000; t += 50) {
+    w.clock.t += 50;
+    w.shedder.observe('fetches', 300);
+    attackers.forEach((a, k) => {
+      if (Math.floor((t + k * 4) / 556) !== Math.floor((t + k * 4 - 50) / 556)) w.refusal(a);
+    });
+    if (w.shedder.isRefusing('bystander')) marked++;
+  }
+  assert.ok(w.shedder.stats().fraction > 0, 'the queues stood: some load is refused');
+  assert.ok(
+    attackers.some((a) => w.shedder.isRefusing(a)),
+    'attackers are refused',
+  );
+  assert.is(marked, 0, `the bystander was among the clients refused for ${marked * 50} ms`);
+  inFlight();
+});
+
+test('a client first seen during an attack, asking a page every 2 s or three at once, is not refused: its few asks are read as a short history, not as a burst', () => {
+  for (const burst of [1, 3]) {
+    const w = world(TARGET, () => 0);
+    const attackers = Array.from({ length: 128 }, (_, k) => `attacker${k}`);
+    let held: Array<{ until: number; end: () => void }> = [];
+    const ask = (client: string, t: number, forMs: number) => {
+      try {
+        held.push({ until: t + forMs, end: w.shedder.admit(client) });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    let asked = 0;
+    let refused = 0;
+    // 20 s of 128 addresses asking a page every 556 ms, each in flight 300 ms; the queues stand.
+    // The newcomer asks from 10 s on, its pages in flight 400 ms.
+    for (let t = 0; t < 20_000; t += 50) {
+      w.clock.t += 50;
+      w.shedder.observe('fetches', 300);
+      for (const page of held) if (page.until <= t) page.end();
+      held = held.filter((page) => page.until > t);
+      attackers.forEach((a, k) => {
+        if (Math.floor((t + k * 4) / 556) !== Math.floor((t + k * 4 - 50) / 556)) ask(a, t, 300);
+      });
+      if (t >= 10_000 && t % 2_000 === 0) {
+        for (let b = 0; b < burst; b++, asked++) if (!ask('newcomer', t, 400)) refused++;
+      }
+    }
+    assert.ok(attackers.filter((a) => w.shedder.isRefusing(a)).length >= 120, 'the attackers are refused');
+    assert.equal([asked, refused], [5 * burst, 0], `bursts of ${burst}`);
+  }
+});
+
 test('an event loop late all interval long stands; one late tick among prompt ones does not', () => {
   const w = world();
   w.used('A', 50);
