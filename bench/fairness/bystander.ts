@@ -12,6 +12,10 @@ export interface Sample {
   ms: number;
   /** LinkPeek's Server-Timing for the answer (its steps' milliseconds), when it had one. */
   serverTiming?: string;
+  /** Why LinkPeek did not answer 200, from its log line of the request (filled in after the run). */
+  reason?: string;
+  /** The answer's X-Request-Id. */
+  requestId?: string;
 }
 
 const BYSTANDER = { address: '127.3.0.1' };
@@ -50,7 +54,15 @@ export async function runBystander(origin: string, sites: Site[], cachedPool: st
     pending.push(
       get(metadataUrl(origin, page), BYSTANDER, TIMEOUT_MS).then((res) => {
         if (kind === 'uncached' && res.status === 200) cachedPool.push(page);
-        return { kind, sentAt, status: res.status, ms: res.ms, ...(res.serverTiming === undefined ? {} : { serverTiming: res.serverTiming }) };
+        const { serverTiming, requestId } = res;
+        return {
+          kind,
+          sentAt,
+          status: res.status,
+          ms: res.ms,
+          ...(serverTiming === undefined ? {} : { serverTiming }),
+          ...(requestId === undefined ? {} : { requestId }),
+        };
       }),
     );
     await new Promise((r) => setTimeout(r, Math.max(0, sentAt + everyMs - performance.now())));

@@ -132,7 +132,7 @@ export function details(runs: AttackRun[]): string[] {
     const count = (phase: string, kind: Sample['kind']) => pick([run], phase, kind).length;
     return (
       `- ${CLASS_LABEL[run.attack]}, ${run.size} addresses: bystander samples baseline ${count('baseline', 'uncached')} uncached + ${count('baseline', 'cached')} cached, ` +
-      `attack ${count('attack', 'uncached')} + ${count('attack', 'cached')}, slowest ${ms(slowest?.ms ?? 0)}${slowest?.serverTiming ? ` (Server-Timing: ${slowest.serverTiming})` : ''}; this run's own baseline uncached p50 ${ms(median(pick([run], 'baseline', 'uncached').map(latency)))}; ` +
+      `attack ${count('attack', 'uncached')} + ${count('attack', 'cached')}${notAnswered(run)}, slowest ${ms(slowest?.ms ?? 0)}${slowest?.serverTiming ? ` (Server-Timing: ${slowest.serverTiming})` : ''}; this run's own baseline uncached p50 ${ms(median(pick([run], 'baseline', 'uncached').map(latency)))}; ` +
       `attackers sent ${run.attackerSent} (${statuses}); LinkPeek CPU ${run.cpuPerSecond.baseline.toFixed(2)} s/s alone, ${run.cpuPerSecond.attack.toFixed(2)} s/s under attack, peak RSS ${run.peakRssMb.toFixed(0)} MB; ` +
       `/healthz during the attack: ${inAttack.filter((h) => h.status === 'degraded').length} degraded, ${inAttack.filter((h) => h.status === 'no answer').length} unanswered of ${inAttack.length} polls, ` +
       `event-loop delay p99 up to ${ms(Math.max(0, ...inAttack.map((h) => h.loopP99).filter(Number.isFinite)))}, max ${ms(Math.max(0, ...inAttack.map((h) => h.loopMax).filter(Number.isFinite)))}, in flight up to ${Math.max(0, ...inAttack.map((h) => h.inFlight).filter(Number.isFinite))}, queued up to ${Math.max(0, ...inAttack.map((h) => h.queued).filter(Number.isFinite))}; ` +
@@ -156,4 +156,11 @@ function degradedCounts(polls: HealthSample[]): string {
       .map(([rule, n]) => `${rule} ${n}`)
       .join(', ') || 'none'
   );
+}
+
+/** The bystander's answers other than 200, each with its phase and LinkPeek's logged reason. */
+function notAnswered(run: AttackRun): string {
+  const others = run.samples.filter((s) => s.status !== 200);
+  if (others.length === 0) return '';
+  return ` (not 200: ${others.map((s) => `${phaseOf(run, s)} ${s.status === 0 ? 'no answer' : s.status}${s.reason ? ` "${s.reason}"` : ''} after ${ms(s.ms)}`).join('; ')})`;
 }

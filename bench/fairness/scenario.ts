@@ -69,6 +69,9 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
     const okAfterMs = await firstOkAfter(health.samples, attackEnd);
     const samples = await bystander;
     await health.stop();
+    const refused = samples.filter((sample) => sample.status !== 200 && sample.requestId !== undefined);
+    const reasons = service.reasonsOf(refused.map((sample) => sample.requestId!));
+    for (const sample of refused) sample.reason = reasons.get(sample.requestId!);
     const { peakMb } = memoryOf(service.pid);
     result = {
       attack,

@@ -2,14 +2,17 @@
 // process, at its default settings except what the fairness world needs.
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { get } from './client.js';
 
 export interface Service {
   origin: string;
   pid: number;
+  /** The `reason` of the service's log line of each of these requests (by X-Request-Id) that has one. */
+  reasonsOf(requestIds: string[]): Map<string, string>;
   stop(): Promise<void>;
 }
 
@@ -31,6 +34,9 @@ export async function startService(checkout: string, world: { dns: string; caFil
   const entry = serviceEntry(checkout);
   if (!existsSync(entry)) throw new Error(`no build at ${entry}: run \`npm run build:server\` in ${checkout}`);
   const port = await freePort();
+  // Its log goes to a file, not through this process (which runs the bystander): read after the run.
+  const logFile = path.join(os.tmpdir(), `linkpeek-fairness-${process.pid}-${port}.log`);
+  const log = openSync(logFile, 'w');
   const child = spawn(process.execPath, [entry], {
     cwd: checkout,
     env: {
@@ -43,22 +49,40 @@ export async function startService(checkout: string, world: { dns: string; caFil
       TRUST_PROXY: 'true',
       ...extraSettings,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', log, 'pipe'],
   });
+  closeSync(log);
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (text: string) => (stderr = (stderr + text).slice(-2000)));
   const origin = `http://127.0.0.1:${port}`;
+  const reasonsOf = (requestIds: string[]) => {
+    const wanted = new Set(requestIds);
+    const reasons = new Map<string, string>();
+    for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+      if (!line.includes('"reqId"')) continue;
+      try {
+        const { reqId, reason } = JSON.parse(line) as { reqId?: string; reason?: string };
+        if (reqId !== undefined && reason !== undefined && wanted.has(reqId)) reasons.set(reqId, reason);
+      } catch {
+        // a line cut by the kill
+      }
+    }
+    return reasons;
+  };
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
+      child.once('exit', () => {
+        rmSync(logFile, { force: true });
+        resolve();
+      });
       child.kill('SIGKILL'); // no graceful drain: the attackers' requests are not what is measured
     });
   const deadline = performance.now() + START_WITHIN_MS;
   while (performance.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`LinkPeek exited (${child.exitCode}): ${stderr}`);
-    if ((await get(`${origin}/healthz`, { address: '127.0.0.1' }, 1000)).status > 0) return { origin, pid: child.pid!, stop };
+    if ((await get(`${origin}/healthz`, { address: '127.0.0.1' }, 1000)).status > 0) return { origin, pid: child.pid!, reasonsOf, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();

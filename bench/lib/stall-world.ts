@@ -56,6 +56,8 @@ export interface Timed {
   body: string;
   /** The answer's Server-Timing header (where a LinkPeek answer spent its time), when it had one. */
   serverTiming?: string;
+  /** The answer's X-Request-Id (LinkPeek's log line of it), when it had one. */
+  requestId?: string;
 }
 
 /**
@@ -67,9 +69,17 @@ export interface Timed {
 export function timedGet(url: string, localAddress: string, timeoutMs = 30_000, headers: Record<string, string> = {}): Promise<Timed> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const done = (status: number, body: string, serverTiming?: string) => {
+    const done = (status: number, body: string, res?: http.IncomingMessage) => {
       clearTimeout(deadline);
-      resolve({ status, ms: performance.now() - started, body, ...(serverTiming === undefined ? {} : { serverTiming }) });
+      const serverTiming = [res?.headers['server-timing'] ?? []].flat().join(', ');
+      const requestId = res?.headers['x-request-id'];
+      resolve({
+        status,
+        ms: performance.now() - started,
+        body,
+        ...(serverTiming === '' ? {} : { serverTiming }),
+        ...(typeof requestId === 'string' ? { requestId } : {}),
+      });
     };
     const deadline = setTimeout(() => {
       req.destroy();
@@ -79,7 +89,7 @@ export function timedGet(url: string, localAddress: string, timeoutMs = 30_000, 
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
-      res.on('end', () => done(res.statusCode ?? 0, body, [res.headers['server-timing']].flat().join(', ') || undefined));
+      res.on('end', () => done(res.statusCode ?? 0, body, res));
       res.on('error', () => done(0, body));
     });
     req.on('error', () => done(0, ''));
