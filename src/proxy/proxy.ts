@@ -89,7 +89,7 @@ type Share = (client: string) => number;
  * than its share leaves the rest to the others, so this is what a stream gets at least while the
  * streams open now stay open.
  */
-export function streamShare(bytesPerSecond: number, clientsStreaming: number, streamsOfClient: number): number {
+function streamShare(bytesPerSecond: number, clientsStreaming: number, streamsOfClient: number): number {
   if (bytesPerSecond === 0) return Infinity;
   return bytesPerSecond / Math.max(1, clientsStreaming) / Math.max(1, streamsOfClient);
 }
@@ -100,7 +100,7 @@ export function streamShare(bytesPerSecond: number, clientsStreaming: number, st
  * upstream is not read while a chunk waits for its turn, and the idle deadline counts that wait).
  * Above 1, it cannot end in time.
  */
-export function pastBodyDeadline(rest: number, share: number, { idleMs, totalMs }: { idleMs: number; totalMs: number }): number {
+function pastBodyDeadline(rest: number, share: number, { idleMs, totalMs }: { idleMs: number; totalMs: number }): number {
   if (rest <= 0 || share === Infinity) return 0;
   const allMs = (rest / share) * 1000;
   const chunkMs = (Math.min(rest, CHUNK_BYTES) / share) * 1000;
