@@ -14,6 +14,8 @@ export interface Sample {
   serverTiming?: string;
   /** Why LinkPeek did not answer 200, from its log line of the request (filled in after the run). */
   reason?: string;
+  /** The milliseconds LinkPeek's log line gives the request: from its handler's start to its end (filled in after the run). */
+  serviceMs?: number;
   /** The answer's X-Request-Id. */
   requestId?: string;
 }

@@ -132,7 +132,7 @@ export function details(runs: AttackRun[]): string[] {
     const count = (phase: string, kind: Sample['kind']) => pick([run], phase, kind).length;
     return (
       `- ${CLASS_LABEL[run.attack]}, ${run.size} addresses: bystander samples baseline ${count('baseline', 'uncached')} uncached + ${count('baseline', 'cached')} cached, ` +
-      `attack ${count('attack', 'uncached')} + ${count('attack', 'cached')}${notAnswered(run)}, slowest ${ms(slowest?.ms ?? 0)}${slowest?.serverTiming ? ` (Server-Timing: ${slowest.serverTiming})` : ''}; this run's own baseline uncached p50 ${ms(median(pick([run], 'baseline', 'uncached').map(latency)))}; ` +
+      `attack ${count('attack', 'uncached')} + ${count('attack', 'cached')}${notAnswered(run)}, slowest ${ms(slowest?.ms ?? 0)}${slowest?.serverTiming ? ` (Server-Timing: ${slowest.serverTiming})` : ''}${slowest?.serviceMs === undefined ? '' : ` (LinkPeek's log: ${ms(slowest.serviceMs)})`}; ${outsideHandler(run)}; this run's own baseline uncached p50 ${ms(median(pick([run], 'baseline', 'uncached').map(latency)))}; ` +
       `attackers sent ${run.attackerSent} (${statuses}); LinkPeek CPU ${run.cpuPerSecond.baseline.toFixed(2)} s/s alone, ${run.cpuPerSecond.attack.toFixed(2)} s/s under attack, peak RSS ${run.peakRssMb.toFixed(0)} MB; ` +
       `/healthz during the attack: ${inAttack.filter((h) => h.status === 'degraded').length} degraded, ${inAttack.filter((h) => h.status === 'no answer').length} unanswered of ${inAttack.length} polls, ` +
       `event-loop delay p99 up to ${ms(Math.max(0, ...inAttack.map((h) => h.loopP99).filter(Number.isFinite)))}, max ${ms(Math.max(0, ...inAttack.map((h) => h.loopMax).filter(Number.isFinite)))}, in flight up to ${Math.max(0, ...inAttack.map((h) => h.inFlight).filter(Number.isFinite))}, queued up to ${Math.max(0, ...inAttack.map((h) => h.queued).filter(Number.isFinite))}; ` +
@@ -144,6 +144,20 @@ export function details(runs: AttackRun[]): string[] {
         : '')
     );
   });
+}
+
+/**
+ * How long the bystander's answers took outside LinkPeek's handler: the bystander's milliseconds
+ * less those of LinkPeek's log line (connecting, the request's and the answer's way through both
+ * processes' event loops and the kernel), p50/p90/max in each phase.
+ */
+function outsideHandler(run: AttackRun): string {
+  const spread = (phase: string) => {
+    const gaps = run.samples.filter((s) => phaseOf(run, s) === phase && s.serviceMs !== undefined).map((s) => s.ms - s.serviceMs!);
+    if (gaps.length === 0) return 'n/a';
+    return `${ms(median(gaps))}/${ms(percentile(gaps, 90))}/${ms(Math.max(...gaps))}`;
+  };
+  return `outside LinkPeek's handler p50/p90/max: ${spread('baseline')} alone, ${spread('attack')} under attack`;
 }
 
 /** How many polls each `degraded_by` rule held in, most first ("none" when none did). */

@@ -69,9 +69,13 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
     const okAfterMs = await firstOkAfter(health.samples, attackEnd);
     const samples = await bystander;
     await health.stop();
-    const refused = samples.filter((sample) => sample.status !== 200 && sample.requestId !== undefined);
-    const reasons = service.reasonsOf(refused.map((sample) => sample.requestId!));
-    for (const sample of refused) sample.reason = reasons.get(sample.requestId!);
+    const logged = service.logOf(samples.flatMap((sample) => (sample.requestId === undefined ? [] : [sample.requestId])));
+    for (const sample of samples) {
+      const line = sample.requestId === undefined ? undefined : logged.get(sample.requestId);
+      if (line === undefined) continue;
+      sample.serviceMs = line.ms;
+      if (sample.status !== 200) sample.reason = line.reason;
+    }
     const { peakMb } = memoryOf(service.pid);
     result = {
       attack,

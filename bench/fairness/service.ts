@@ -11,9 +11,16 @@ import { get } from './client.js';
 export interface Service {
   origin: string;
   pid: number;
-  /** The `reason` of the service's log line of each of these requests (by X-Request-Id) that has one. */
-  reasonsOf(requestIds: string[]): Map<string, string>;
+  /** The service's log line of each of these requests (by X-Request-Id) that it logged. */
+  logOf(requestIds: string[]): Map<string, LoggedRequest>;
   stop(): Promise<void>;
+}
+
+/** What the service's log line of a request says. */
+export interface LoggedRequest {
+  /** Milliseconds from the request's arrival in the handler to its log line. */
+  ms: number;
+  reason?: string;
 }
 
 /** The build a checkout's `npm run build:server` makes. */
@@ -56,19 +63,19 @@ export async function startService(checkout: string, world: { dns: string; caFil
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (text: string) => (stderr = (stderr + text).slice(-2000)));
   const origin = `http://127.0.0.1:${port}`;
-  const reasonsOf = (requestIds: string[]) => {
+  const logOf = (requestIds: string[]) => {
     const wanted = new Set(requestIds);
-    const reasons = new Map<string, string>();
+    const logged = new Map<string, LoggedRequest>();
     for (const line of readFileSync(logFile, 'utf8').split('\n')) {
       if (!line.includes('"reqId"')) continue;
       try {
-        const { reqId, reason } = JSON.parse(line) as { reqId?: string; reason?: string };
-        if (reqId !== undefined && reason !== undefined && wanted.has(reqId)) reasons.set(reqId, reason);
+        const { reqId, reason, ms } = JSON.parse(line) as { reqId?: string; reason?: string; ms?: number };
+        if (reqId !== undefined && typeof ms === 'number' && wanted.has(reqId)) logged.set(reqId, { ms, ...(reason === undefined ? {} : { reason }) });
       } catch {
         // a line cut by the kill
       }
     }
-    return reasons;
+    return logged;
   };
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -82,7 +89,7 @@ export async function startService(checkout: string, world: { dns: string; caFil
   const deadline = performance.now() + START_WITHIN_MS;
   while (performance.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`LinkPeek exited (${child.exitCode}): ${stderr}`);
-    if ((await get(`${origin}/healthz`, { address: '127.0.0.1' }, 1000)).status > 0) return { origin, pid: child.pid!, reasonsOf, stop };
+    if ((await get(`${origin}/healthz`, { address: '127.0.0.1' }, 1000)).status > 0) return { origin, pid: child.pid!, logOf, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();
