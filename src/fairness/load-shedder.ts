@@ -5,14 +5,20 @@
 // fq_codel) tells it: not when a burst made a few requests wait, but when over a whole interval
 // even the least delayed waited longer than the target. Four delays are watched, each its own
 // CoDel detector, and any one standing means overload:
-//   - how late the event loop runs (a timer's lateness): the thread that answers is saturated;
+//   - the event loop: how late it runs (a timer's lateness), or that it was never idle all interval
+//     long (its utilization) and ran as late as the queues' target at least once. A loop busy for
+//     a whole interval had ready work waiting all along, the kernel's queue of connections not yet
+//     accepted among it, where no timer sees the wait: a timer fires on time whenever one turn of
+//     the loop is short, while connections wait their turn for a second and more (measured with
+//     both cores loaded: 260 connections not accepted for seconds, the least lateness 0 ms);
 //   - how long fetch, lookup and scan grants (three queues) waited that their client's share allowed (a client
 //     waiting on its own excess is its share working, not the instance's congestion);
 // An interval with one grant at once, or one timer on time, has no standing queue.
 //
 // Whom to refuse? While queues stand, a growing fraction of the load, taken from the heaviest
-// clients first (weight: requests in flight, plus recent scan CPU and recent asks, refused ones
-// too, in the shared ledger, as the fair queue weighs them): at each interval's end the clients are ranked by weight,
+// clients first (weight: requests in flight beyond the one any client waiting for its answer holds,
+// plus recent scan CPU and recent asks, refused ones too, in the shared ledger, as the fair queue
+// weighs them): at each interval's end the clients are ranked by weight,
 // and those whose weights add up to that fraction of the total are refused, the last of them only
 // for its part, at random (so a client alone is refused that fraction of its pages, not all of
 // them). The fraction grows with each standing interval (doubling, or at once to the share by
@@ -22,6 +28,7 @@
 // admitted first, and a refused client asking as often as ever stays heavier than it. Work already admitted is never cut: fair by refusing at the door, never by
 // truncation.
 
+import { performance } from 'node:perf_hooks';
 import { Overloaded } from '../errors.js';
 import { EventCount } from './event-count.js';
 import { COST_HALF_LIFE_MS, type ClientLedger } from './client-ledger.js';
@@ -47,6 +54,11 @@ export interface LoadShedderOptions {
   now?: () => number;
   /** Uniform in [0, 1): whether a page of a client refused in part is (Math.random; tests fix it). */
   random?: () => number;
+  /**
+   * The share of the time since its last call that the event loop was busy (read at each interval's
+   * end; watchEventLoop() reads performance.eventLoopUtilization() unless tests give their own).
+   */
+  loopBusy?: () => number;
 }
 
 /** CoDel's interval: about a worst round trip of the work queued; a page takes a few hundred ms. */
@@ -71,6 +83,8 @@ const MAX_RETRY_AFTER_S = 10;
 const LOOP_TICK_MS = 20;
 /** The event loop stands at a fifth of the queues' target: every request waits on it, cached ones too. */
 const LOOP_TARGET_SHARE = 1 / 5;
+/** The event loop also stands when it was idle less than this share of an interval (25 ms of 500). */
+const LOOP_IDLE_SHARE = 0.05;
 
 export interface ShedStats {
   /** True while a fraction of the load is refused. */
@@ -88,6 +102,8 @@ export interface ShedStats {
 /** One delay source's CoDel state over the current interval. */
 interface Detector {
   least: number;
+  /** The greatest delay of the interval. */
+  most: number;
   samples: number;
 }
 
@@ -105,9 +121,11 @@ export class LoadShedder {
   private readonly refused: EventCount;
   private readonly admitted: EventCount;
   private loopTimer: NodeJS.Timeout | null = null;
+  private loopBusy: (() => number) | null;
 
   constructor(private readonly opts: LoadShedderOptions) {
     this.now = opts.now ?? (() => performance.now());
+    this.loopBusy = opts.loopBusy ?? null;
     this.intervalEnd = this.now() + SHED_INTERVAL_MS;
     this.refused = new EventCount(RATE_WINDOW_S, this.now);
     this.admitted = new EventCount(RATE_WINDOW_S, this.now);
@@ -123,6 +141,15 @@ export class LoadShedder {
       expected = now + LOOP_TICK_MS;
     }, LOOP_TICK_MS);
     this.loopTimer.unref();
+    if (this.loopBusy === null) {
+      let last = performance.eventLoopUtilization();
+      this.loopBusy = () => {
+        const use = performance.eventLoopUtilization();
+        const busy = performance.eventLoopUtilization(use, last).utilization;
+        last = use;
+        return busy;
+      };
+    }
   }
 
   close(): void {
@@ -138,9 +165,10 @@ export class LoadShedder {
 
   private record(source: DelaySource, delayMs: number): void {
     const d = this.detectors.get(source);
-    if (d === undefined) this.detectors.set(source, { least: delayMs, samples: 1 });
+    if (d === undefined) this.detectors.set(source, { least: delayMs, most: delayMs, samples: 1 });
     else {
       d.least = Math.min(d.least, delayMs);
+      d.most = Math.max(d.most, delayMs);
       d.samples++;
     }
   }
@@ -189,9 +217,14 @@ export class LoadShedder {
     };
   }
 
-  /** What `client` uses now, in slots: requests in flight, recent scan CPU, recent asks (client-ledger.ts). */
+  /**
+   * What `client` uses now, in slots: requests in flight beyond its first, recent scan CPU, recent
+   * asks (client-ledger.ts). The first is what any client waiting for its answer holds, and past
+   * capacity every answer is slow: counted, a bystander whose one page waited would outweigh
+   * attackers refused everything (so holding nothing), and be refused with them.
+   */
   private weightOf(client: string): number {
-    return (this.inFlight.get(client) ?? 0) + this.opts.ledger.slots(client);
+    return Math.max(0, (this.inFlight.get(client) ?? 0) - 1) + this.opts.ledger.slots(client);
   }
 
   /** Seconds until a weight this far above the line has decayed to it, within 1 to MAX_RETRY_AFTER_S. */
@@ -220,6 +253,13 @@ export class LoadShedder {
       this.standing.push(source);
       excess = Math.max(excess, 1 - targetOf(source) / d.least);
     }
+    // Never idle all interval, and once as late as the queues' target: ready work waited all
+    // interval long, at times as long as a queued page may (no jump by excess: its delay is not
+    // known). Busy alone is not enough: an instance serving right at its capacity is never idle,
+    // yet nothing waits long (the control at 128 addresses, quiet, ran late by 45 ms at most).
+    const busy = this.loopBusy?.() ?? 0;
+    const loop = this.detectors.get('event_loop');
+    if (busy > 1 - LOOP_IDLE_SHARE && loop !== undefined && loop.most > targetMs && !this.standing.includes('event_loop')) this.standing.push('event_loop');
     this.detectors.clear();
     // Intervals with no sample at all (an idle instance) are clear ones.
     const clearIntervals = Math.floor((now - this.intervalEnd) / SHED_INTERVAL_MS);

@@ -14,7 +14,9 @@ function world(targetMs = TARGET, random = () => 0.5) {
   const now = () => clock.t;
   const ledger = new ClientLedger(now);
   const fetches = new FairQueue({ maxActive: 2, maxQueued: 100, perClient: 0, perHost: 0, unit: 'fetch', now, costs: ledger });
-  const shedder = new LoadShedder({ ledger, queues: { fetches }, targetMs, now, random });
+  /** The share of each interval the event loop was busy (read at its end). */
+  const loop = { busy: 0.5 };
+  const shedder = new LoadShedder({ ledger, queues: { fetches }, targetMs, now, random, loopBusy: () => loop.busy });
   /** One interval in which every sample of `source` is `delayMs`, ended. */
   const interval = (source: DelaySource, delayMs: number) => {
     for (let i = 0; i < 5; i++) {
@@ -38,7 +40,7 @@ function world(targetMs = TARGET, random = () => 0.5) {
       throw err;
     }
   };
-  return { clock, ledger, fetches, shedder, interval, used, refusal };
+  return { clock, ledger, fetches, shedder, interval, used, refusal, loop };
 }
 
 const test = suite('load shedder');
@@ -254,6 +256,59 @@ test('an event loop late all interval long stands; one late tick among prompt on
   }
   v.clock.t += 5;
   assert.is(v.shedder.stats().shedding, false);
+});
+
+test("an event loop never idle all interval, once as late as the target, stands though its timers mostly ran on time: connections wait in the kernel's queue, where no timer sees them", () => {
+  /** One interval of ticks on time but one, `lateMs` late, with the loop busy `busy` of it. */
+  const busyInterval = (busy: number, lateMs: number) => {
+    const w = world();
+    w.used('A', 50);
+    w.loop.busy = busy;
+    for (const late of [0, lateMs, 0, 1, 0]) {
+      w.clock.t += SHED_INTERVAL_MS / 5 - 1;
+      w.shedder.observe('event_loop', late);
+    }
+    w.clock.t += 5;
+    return w.shedder.stats();
+  };
+  const stood = busyInterval(0.96, TARGET + 1); // idle 20 ms of 500
+  assert.equal([stood.standing, stood.fraction], [['event_loop'], 0.063]);
+  const clear = { shedding: false, fraction: 0, refusedPerSecond: 0, admittedPerSecond: 0, standing: [] };
+  assert.equal(busyInterval(0.94, TARGET + 1), clear, 'idle 30 ms of 500: it caught up');
+  assert.equal(busyInterval(1, TARGET), clear, 'busy all along, but nothing waited as long as the target: an instance at its capacity');
+});
+
+test('past capacity, a bystander whose pages are slow enough that two are in flight as it asks is still lighter than attackers refused everything', () => {
+  const w = world(TARGET, () => 0);
+  const attackers = Array.from({ length: 32 }, (_, k) => `attacker${k}`);
+  // A minute past capacity, the queues standing every other interval (so that between two thirds
+  // and 95% of the load is refused): each attacker asks a page every 556 ms and is refused it
+  // (holding nothing), the bystander asks one every 2 s and is answered, each page in flight 5 s.
+  let held: Array<{ until: number; end: () => void }> = [];
+  let refused = 0;
+  let mostHeld = 0;
+  for (let t = 0; t < 60_000; t += 50) {
+    w.clock.t += 50;
+    w.shedder.observe('fetches', Math.floor((t + 50) / SHED_INTERVAL_MS) % 2 === 0 ? 10 * TARGET : 0); // the clock is 1,050 + t
+    for (const page of held) if (page.until <= t) page.end();
+    held = held.filter((page) => page.until > t);
+    attackers.forEach((a, k) => {
+      if (Math.floor((t + k * 17) / 556) !== Math.floor((t + k * 17 - 50) / 556)) w.refusal(a);
+    });
+    if (t % 2_000 === 0) {
+      try {
+        held.push({ until: t + 5_000, end: w.shedder.admit('bystander') });
+        mostHeld = Math.max(mostHeld, held.length);
+      } catch {
+        refused++;
+      }
+    }
+  }
+  assert.ok(w.shedder.stats().fraction >= 0.5, `a fraction of ${w.shedder.stats().fraction} refused`);
+  assert.is(mostHeld, 3, 'as each page is asked, the two before are still in flight');
+  assert.is(refused, 0, `the bystander was refused ${refused} of 30 pages`);
+  assert.ok(attackers.filter((a) => w.shedder.isRefusing(a)).length >= 20, 'the attackers are refused');
+  for (const page of held) page.end();
 });
 
 test('a queue that grants nothing while a waiter ages stands, read from the queue at the interval end', async () => {
