@@ -33,6 +33,8 @@ export interface Config {
   clientRequestBurst: number;
   /** Open connections of one client (IPv4 address, IPv6 /64), trusted proxies excepted (connection-cap.ts); 0 disables. */
   maxConnectionsPerClient: number;
+  /** Connections the kernel holds for the listener until it accepts them (listen(2)'s backlog; Linux caps it at net.core.somaxconn). */
+  listenBacklog: number;
   /** Requests per window per IPv6 /48, over all its /64s together; 0 disables. */
   rateLimitIpv6SiteMax: number;
   /** What an instance enforces while the shared store cannot be reached (store/rate-limit-outage.ts). */
@@ -160,6 +162,14 @@ export const SETTINGS = {
   // A browser opens at most 6 connections to one origin, and a household or an office shares
   // one IPv4 address; 32 is far from both and far from the 5,000 an attacker opened.
   maxConnectionsPerClient: { env: 'MAX_CONNECTIONS_PER_CLIENT', service: true, read: (f) => f.int(32, { min: 0 }) },
+  // Node's default, 511. Past it the kernel drops a new connection's SYN, and its client, a
+  // bystander as likely as an attacker, sends it again only a second later (then 3 s, 7 s): with
+  // both cores loaded, bench:fairness saw 33 to 673 such drops a run at 128 addresses. A deeper
+  // queue holds them instead (4096: none dropped), but it is a FIFO that the fair queues never see,
+  // and in the one loaded run with it the bystander waited no less outside the handler (p50 169,
+  // p90 554 ms against 91 and 416 the run before): the default stays until a deeper one is shown
+  // to help. 600 connections held while the process was stopped were answered within 0.6 s.
+  listenBacklog: { env: 'LISTEN_BACKLOG', service: true, read: (f) => f.int(511, { min: 1, max: 65_535 }) },
   // The data endpoints allow 20 requests per 10 s, each of which may last its 9.5 s deadline.
   maxRequestsInFlightPerClient: { env: 'MAX_REQUESTS_IN_FLIGHT_PER_CLIENT', service: true, read: (f) => f.int(24, { min: 0 }) },
   // A page of the docs loads a handful of files, a browser showing cards a few, a load balancer

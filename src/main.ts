@@ -40,7 +40,7 @@ function exitOnListenError(portSetting: 'PORT' | 'METRICS_PORT', port: number) {
 const app = await createApp(config, { logger });
 const server = createServer(app, config);
 server.once('error', exitOnListenError('PORT', config.port));
-server.listen(config.port, config.host, () => {
+server.listen({ port: config.port, host: config.host, backlog: config.listenBacklog }, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ host: config.host, port, redis: config.redisUrl !== null }, 'LinkPeek listening');
