@@ -79,11 +79,12 @@ export async function startService(checkout: string, world: { dns: string; caFil
   };
   const stop = () =>
     new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => {
+      const done = () => {
         rmSync(logFile, { force: true });
         resolve();
-      });
+      };
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', done);
       child.kill('SIGKILL'); // no graceful drain: the attackers' requests are not what is measured
     });
   const deadline = performance.now() + START_WITHIN_MS;
