@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { LAGGING_P99_MS } from '../../src/health-rules.js';
 import { startService } from '../helpers/service.js';
 import { respond, startUpstream } from '../helpers/upstream.js';
 import { testRedisUrl } from '../helpers/redis.js';
@@ -61,7 +62,11 @@ test('pages of four clients at once on a one-thread scan pool: some wait for the
     const res = await svc.request('/healthz');
     assert.is(res.json.scans.threads.max_in_flight, 1);
     assert.ok(res.json.scans.threads.saturated, `some page waited for the thread: ${JSON.stringify(res.json.scans.threads)}`);
-    assert.equal([res.json.status, res.json.degraded_by], ['ok', []], JSON.stringify(res.json));
+    // The test's own process serves the pages and runs the service: on a CI machine loaded past its
+    // cores its event loop once ran 260 ms late in the first second, which /healthz rightly
+    // reports. That rule is judged on the reading this same answer gives; every other one must hold.
+    const lagging = res.json.event_loop_delay_ms.p99 > LAGGING_P99_MS ? ['event_loop'] : [];
+    assert.equal([res.json.status, res.json.degraded_by], [lagging.length > 0 ? 'degraded' : 'ok', lagging], JSON.stringify(res.json));
   } finally {
     await svc.close();
     await up.close();
