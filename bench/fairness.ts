@@ -12,8 +12,11 @@
 // IPv6 /64s named in X-Forwarded-For (attacks.ts says why). Every measurement starts a fresh
 // LinkPeek (compiled, its own process, default settings: bench/fairness/service.ts), warms it,
 // runs the bystander alone (baseline) and then under attack, then waits up to 30 s for /healthz to
-// say `ok`. The world (its own process, bench/fairness/world-server.ts) needs no root. The world
-// and the attackers (their own process) stand for other machines: they run at a lower priority
+// say `ok`. The world (its own process, bench/fairness/world-server.ts) needs no root. The
+// attackers' servers (bench/fairness/attacker-servers.ts) are a process of their own, apart from
+// the bystander's sites: in life they are other machines, and serving an attack's pages must not
+// slow the bystander's site. The world, the attackers' servers and the attackers (their own
+// process) stand for other machines: they run at a lower priority
 // (attacker-fleet.ts), so that on this 2-core machine the service competes for the CPU with
 // itself, and the bystander (this process) is not starved by the load generator.
 //
@@ -94,12 +97,17 @@ const started = Date.now();
 const loadAtStart = os.loadavg();
 const worldServer = await startServer('fairness world', path.join('bench', 'fairness', 'world-server.ts'));
 os.setPriority(worldServer.pid, OTHER_MACHINES_NICENESS);
+const attackerServers = await startServer("attackers' servers", path.join('bench', 'fairness', 'attacker-servers.ts'));
+os.setPriority(attackerServers.pid, OTHER_MACHINES_NICENESS);
 const runs: AttackRun[] = [];
 const CAPACITY_CONCURRENCY = 64;
 const CAPACITY_SECONDS = 10;
 let capacity: Awaited<ReturnType<typeof measureCapacity>> | null = null;
 try {
-  const world = (await (await fetch(`${worldServer.origin}/plan`)).json()) as FairnessWorld;
+  const world = {
+    ...((await (await fetch(`${worldServer.origin}/plan`)).json()) as Omit<FairnessWorld, 'attackPorts'>),
+    ...((await (await fetch(`${attackerServers.origin}/plan`)).json()) as Pick<FairnessWorld, 'attackPorts'>),
+  };
   console.log(`world: ${world.sites.length} sites, nameserver ${world.dns}; LinkPeek from ${checkout} (${revision})`);
   if (classes.includes('ordinary')) {
     capacity = await measureCapacity(checkout, world, CAPACITY_CONCURRENCY, CAPACITY_SECONDS);
@@ -114,7 +122,7 @@ try {
     }
   }
 } finally {
-  await worldServer.stop();
+  await Promise.all([worldServer.stop(), attackerServers.stop()]);
 }
 
 const command = `npm run bench:fairness${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;

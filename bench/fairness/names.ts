@@ -14,6 +14,9 @@ export const attackZone = (attack: AttackClass, k: number) => `${attack}-a${k}`;
 /** Attacker `k`'s zone whose nameserver never answers, where its asset pages put image, icon and oEmbed. */
 export const hangZone = (k: number) => `hang-a${k}`;
 
+/** Where the world's nameserver sends each attack class's wildcard zones: its server in bench/fairness/attacker-servers.ts. */
+export const ATTACKER_ADDRESS = { drip: '127.0.62.1', assets: '127.0.62.2', heavy: '127.0.62.3', ordinary: '127.0.62.4' } as const;
+
 /** The bystander's ordinary sites: site-<i>.test, images and icons on cdn.site-<i>.test. */
 export const SITES = 12;
 export const siteName = (i: number) => `site-${i}.test`;

@@ -1,14 +1,15 @@
 // The fairness world, in its own process: the world's nameserver (test/world/dns-server.ts), a
-// test CA, the bystander's ordinary sites and the attackers' servers, all on 127.0.60.x–62.x
-// (free of bench/world's 127.0.1.x–3.x) on ports the system picks, so it needs no root.
+// test CA and the bystander's ordinary sites, on 127.0.60.x–61.x (free of bench/world's
+// 127.0.1.x–3.x) on ports the system picks, so it needs no root. The attackers' servers, other
+// machines than the bystander's sites, run in a process of their own (attacker-servers.ts); this
+// nameserver answers for their zones.
 //
 //   node --import tsx bench/fairness/world-server.ts   → "LISTENING <port>" on stderr
-//   GET /plan → { dns, caFile, sites: [{ origin, cdnOrigin }], attackPorts: { ordinary, drip, assets, heavy } }
+//   GET /plan → { dns, caFile, sites: [{ origin, cdnOrigin }] }
 //
 // Ordinary sites: h2 over TLS, 20–60 ms away, names answered after one round trip (names.ts).
-// Attackers: plain HTTP at no distance (an attacker makes its own pages as fast as it can), any
-// Host; their zones are wildcards: `*.ordinary-aK`, `*.drip-aK`, `*.assets-aK` and `*.heavy-aK` lead to the server
-// of that kind, `*.nodns-aK` and `*.hang-aK` never answer.
+// Attackers' zones are wildcards: `*.ordinary-aK`, `*.drip-aK`, `*.assets-aK` and `*.heavy-aK` lead to the server
+// of that kind, `*.images-aK` to the image host of bench/fairness/byte-attacks.ts, `*.nodns-aK` and `*.hang-aK` never answer.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,12 +17,12 @@ import { startWorldDns } from '../../test/world/dns-server.js';
 import { startHost, type WorldHost } from '../../test/world/hosts.js';
 import { imageFor } from '../../test/world/images.js';
 import { createTestCa } from '../../test/world/tls.js';
-import { ATTACK_CLASSES, MAX_ATTACKERS, SITES, attackZone, cdnName, hangZone, siteName } from './names.js';
+import { ATTACKER_ADDRESS as SERVERS, ATTACK_CLASSES, MAX_ATTACKERS, SITES, attackZone, cdnName, hangZone, siteName } from './names.js';
 import { IMAGE_HOST_ADDRESS } from './byte-attacks.js';
-import { articleHtml, drip, hangingAssetsHtml, heavy } from './pages.js';
+import { articleHtml } from './pages.js';
 
 const TTL = 300;
-const ATTACKER_ADDRESS = { drip: '127.0.62.1', assets: '127.0.62.2', heavy: '127.0.62.3', ordinary: '127.0.62.4', images: IMAGE_HOST_ADDRESS } as const;
+const ATTACKER_ADDRESS = { ...SERVERS, images: IMAGE_HOST_ADDRESS } as const;
 
 let ready: () => void;
 const isReady = new Promise<void>((resolve) => (ready = resolve));
@@ -69,23 +70,6 @@ for (let i = 0; i < SITES; i++) {
   sites.push({ origin: site.url('').origin, cdnOrigin: cdn.url('').origin });
 }
 
-const attackers = {
-  // The control: ordinary articles (their image and icon on an ordinary site's CDN), fast.
-  ordinary: await listen(ATTACKER_ADDRESS.ordinary, (req, res) => {
-    const host = (req.headers.host ?? 'x.ordinary-a0').split(':')[0]!;
-    const body = Buffer.from(articleHtml(host, sites[host.length % sites.length]!.cdnOrigin, new URL(req.url ?? '/', 'http://x').pathname));
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length });
-    res.end(body);
-  }),
-  drip: await listen(ATTACKER_ADDRESS.drip, (_req, res) => drip(res)),
-  assets: await listen(ATTACKER_ADDRESS.assets, (req, res) => {
-    // The Host is <token>.assets-aK[:port]: its hanging names go under attacker K's own hang zone.
-    const [token, zone] = (req.headers.host ?? 'x.assets-a0').split(':')[0]!.split('.');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(hangingAssetsHtml(token!, hangZone(Number(/-a(\d+)$/.exec(zone ?? '')?.[1] ?? 0))));
-  }),
-  heavy: await listen(ATTACKER_ADDRESS.heavy, (_req, res) => heavy(res)),
-};
 for (let k = 0; k < MAX_ATTACKERS; k++) {
   for (const attack of ATTACK_CLASSES) {
     const zone = `*.${attackZone(attack, k)}`;
@@ -95,20 +79,9 @@ for (let k = 0; k < MAX_ATTACKERS; k++) {
   dns.set(`*.${hangZone(k)}`, { silent: true });
 }
 
-plan = {
-  dns: dns.server,
-  caFile: ca.caFile,
-  sites,
-  attackPorts: Object.fromEntries(Object.entries(attackers).map(([kind, server]) => [kind, (server.address() as AddressInfo).port])),
-};
+plan = { dns: dns.server, caFile: ca.caFile, sites };
 ready!();
 
 process.on('SIGTERM', () => {
-  for (const server of Object.values(attackers)) server.closeAllConnections();
   void Promise.all([...hosts.map((h) => h.close()), dns.close(), ca.remove()]).finally(() => process.exit(0));
 });
-
-function listen(address: string, handler: http.RequestListener): Promise<http.Server> {
-  const server = http.createServer(handler);
-  return new Promise((resolve) => server.listen(0, address, () => resolve(server)));
-}
