@@ -502,10 +502,11 @@ export const HealthSchema = {
         },
         shedding: {
             type: 'object',
-            description: 'Pages refused past capacity (503 `Overloaded`), the heaviest clients first. The instance is past its capacity while a queue stands: a wait that a client\'s share allowed for a fetch, lookup or scan slot stayed above SHED_TARGET_MS all along an interval of 500 ms, or the event loop stayed a fifth of it late (`standing` names which). Then a `fraction` of the clients that use anything, the heaviest first, is refused; it doubles with each such interval and shrinks with each clear one. A client with nothing in flight and no recent cost is never refused. `shedding` holds in `degraded_by` while `refusing`, or while any refusal falls in the last 10 s. Absent when SHED_TARGET_MS is 0.',
+            description: 'Pages refused past capacity (503 `Overloaded`), the heaviest clients first. The instance is past its capacity while a queue stands: a wait that a client\'s share allowed for a fetch, lookup or scan slot stayed above SHED_TARGET_MS all along an interval of 500 ms, or the event loop stayed a fifth of it late (`standing` names which). Then a `fraction` of the clients that use anything, the heaviest first, is refused; it doubles with each such interval and shrinks with each clear one. Such an interval, or one in which the event loop was never idle, also sets a `ceiling` on pages in flight, below what was in flight then: while as many are, every client but the lightest 5% of the load is refused; it rises after a clear interval in which it refused, and is lifted after 3 s clear in which it refused none. A client with nothing in flight and no recent cost is never refused. `shedding` holds in `degraded_by` while `refusing`, or while any refusal falls in the last 10 s. Absent when SHED_TARGET_MS is 0.',
             required: [
                 'refusing',
                 'fraction',
+                'ceiling',
                 'refused_per_s',
                 'admitted_per_s',
                 'standing'
@@ -517,6 +518,11 @@ export const HealthSchema = {
                 fraction: {
                     type: 'number',
                     description: 'The share of the clients using anything that is refused now, heaviest first.'
+                },
+                ceiling: {
+                    type: 'integer',
+                    nullable: true,
+                    description: 'Pages in flight (uncached pages and proxied images) past which all but the lightest clients are refused; null when there is none.'
                 },
                 refused_per_s: {
                     type: 'number',

@@ -118,6 +118,7 @@ export class HealthMonitor {
         shedding: {
           refusing: shed.shedding,
           fraction: shed.fraction,
+          ceiling: shed.ceiling,
           refused_per_s: shed.refusedPerSecond,
           admitted_per_s: shed.admittedPerSecond,
           standing: shed.standing,

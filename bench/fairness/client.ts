@@ -28,6 +28,8 @@ export interface HealthSample {
   shedFraction: number;
   /** Pages refused per second over the last 10 s. */
   refusedPerSecond: number;
+  /** The ceiling on pages in flight (null when none, or no shedding report). */
+  ceiling: number | null;
   /** The delays that stood in the last interval. */
   standing: string[];
   /** The rules that made it `degraded` (its `degraded_by`). */
@@ -66,7 +68,7 @@ function readHealth(res: Timed): HealthSample {
       status: string;
       event_loop_delay_ms: { p99: number; max: number };
       upstream_fetches: { in_flight: number; queued: number };
-      shedding?: { fraction: number; refused_per_s: number; standing: string[] };
+      shedding?: { fraction: number; ceiling?: number | null; refused_per_s: number; standing: string[] };
       degraded_by?: string[];
     };
     return {
@@ -78,6 +80,7 @@ function readHealth(res: Timed): HealthSample {
       queued: report.upstream_fetches.queued,
       shedFraction: report.shedding?.fraction ?? 0,
       refusedPerSecond: report.shedding?.refused_per_s ?? 0,
+      ceiling: report.shedding?.ceiling ?? null,
       standing: report.shedding?.standing ?? [],
       degradedBy: report.degraded_by ?? [],
     };
@@ -91,6 +94,7 @@ function readHealth(res: Timed): HealthSample {
       queued: NaN,
       shedFraction: 0,
       refusedPerSecond: 0,
+      ceiling: null,
       standing: [],
       degradedBy: [],
     };

@@ -118,6 +118,12 @@ export function markdownTable(table: Row[]): string[] {
   return [`| ${TABLE_HEAD.join(' | ')} |`, `| ${TABLE_HEAD.map(() => '---').join(' | ')} |`, ...table.map((r) => `| ${r.cells.join(' | ')} |`)];
 }
 
+/** How often /healthz gave a ceiling on pages in flight, and its range. */
+function ceilings(samples: HealthSample[]): string {
+  const set = samples.map((h) => h.ceiling).filter((c): c is number => c !== null);
+  return set.length === 0 ? 'no ceiling on pages in flight' : `a ceiling on pages in flight in ${set.length} polls, ${Math.min(...set)} to ${Math.max(...set)}`;
+}
+
 /** What else each run saw: samples, the attackers' answers, the service's CPU, /healthz's extremes. */
 export function details(runs: AttackRun[]): string[] {
   return runs.map((run) => {
@@ -137,7 +143,7 @@ export function details(runs: AttackRun[]): string[] {
       `/healthz during the attack: ${inAttack.filter((h) => h.status === 'degraded').length} degraded, ${inAttack.filter((h) => h.status === 'no answer').length} unanswered of ${inAttack.length} polls, ` +
       `event-loop delay p99 up to ${ms(Math.max(0, ...inAttack.map((h) => h.loopP99).filter(Number.isFinite)))}, max ${ms(Math.max(0, ...inAttack.map((h) => h.loopMax).filter(Number.isFinite)))}, in flight up to ${Math.max(0, ...inAttack.map((h) => h.inFlight).filter(Number.isFinite))}, queued up to ${Math.max(0, ...inAttack.map((h) => h.queued).filter(Number.isFinite))}; ` +
       `refusing past capacity: in ${inAttack.filter((h) => h.shedFraction > 0).length} polls, a share of the clients up to ${Math.max(0, ...inAttack.map((h) => h.shedFraction))}, ` +
-      `up to ${Math.max(0, ...inAttack.map((h) => h.refusedPerSecond))} refusals/s, standing: ${[...new Set(inAttack.flatMap((h) => h.standing))].join(', ') || 'none'}` +
+      `up to ${Math.max(0, ...inAttack.map((h) => h.refusedPerSecond))} refusals/s, ${ceilings(inAttack)}, standing: ${[...new Set(inAttack.flatMap((h) => h.standing))].join(', ') || 'none'}` +
       `; degraded by: ${degradedCounts(inAttack)}` +
       (baselineDegraded > 0
         ? `; NOT ok during the baseline in ${baselineDegraded} polls (degraded by: ${degradedCounts(run.health.filter((h) => h.at < run.attackStart))})`

@@ -59,6 +59,8 @@ overload('a client asking more than the instance finishes is refused at once, he
         assert.ok(health.degraded_by.includes('shedding'), JSON.stringify(health.degraded_by));
         assert.ok(health.shedding.refused_per_s > 0 && health.shedding.fraction > 0, JSON.stringify(health.shedding));
         assert.ok(health.shedding.standing.includes('fetches'), JSON.stringify(health.shedding));
+        // The queue stood with more of its pages in flight than the instance finishes in time: a ceiling on them.
+        assert.ok(Number.isInteger(health.shedding.ceiling) && health.shedding.ceiling >= 8, JSON.stringify(health.shedding));
         // Its images are refused too, before they wait for a fetch slot: a client alone is refused
         // that share of its load, at random, so images are asked until one is (or 200 were not).
         let refusedImage: { status: number; json: any } | undefined;

@@ -52,7 +52,7 @@ test('a burst that waited, with one grant at once in the interval, is no standin
   w.shedder.observe('fetches', 900);
   w.shedder.observe('fetches', 0);
   w.clock.t += SHED_INTERVAL_MS;
-  assert.equal(w.shedder.stats(), { shedding: false, fraction: 0, refusedPerSecond: 0, admittedPerSecond: 0, standing: [] });
+  assert.equal(w.shedder.stats(), { shedding: false, fraction: 0, ceiling: null, refusedPerSecond: 0, admittedPerSecond: 0, standing: [] });
   assert.is(w.refusal('A'), null);
 });
 
@@ -273,9 +273,24 @@ test("an event loop never idle all interval, once as late as the target, stands 
   };
   const stood = busyInterval(0.96, TARGET + 1); // idle 20 ms of 500
   assert.equal([stood.standing, stood.fraction], [['event_loop'], 0.063]);
-  const clear = { shedding: false, fraction: 0, refusedPerSecond: 0, admittedPerSecond: 0, standing: [] };
+  const clear = { shedding: false, fraction: 0, ceiling: null, refusedPerSecond: 0, admittedPerSecond: 0, standing: [] };
   assert.equal(busyInterval(0.94, TARGET + 1), clear, 'idle 30 ms of 500: it caught up');
-  assert.equal(busyInterval(1, TARGET), clear, 'busy all along, but nothing waited as long as the target: an instance at its capacity');
+});
+
+test('an event loop never idle all interval, its timers on time, refuses no share of the load but sets a ceiling on pages in flight: connections wait unaccepted while the main thread has no time to spare', () => {
+  const w = world(TARGET, () => 0.5);
+  for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10);
+  const held = Array.from({ length: 30 }, (_, i) => w.shedder.admit(`c${(i % 16) + 1}`));
+  w.loop.busy = 1;
+  w.interval('event_loop', 1);
+  assert.equal(w.shedder.stats(), { shedding: true, fraction: 0, ceiling: 27, refusedPerSecond: 0, admittedPerSecond: 3, standing: [] });
+  assert.ok(w.refusal('c9') instanceof Overloaded, '30 in flight, past the ceiling of 27');
+  w.interval('event_loop', 1);
+  assert.is(w.shedder.stats().ceiling, 24, 'still never idle: a tenth lower');
+  w.loop.busy = 0.9;
+  w.interval('event_loop', 1);
+  assert.is(w.shedder.stats().ceiling, 24, 'idle a tenth of the interval, and nothing refused: unchanged');
+  for (const end of held) end();
 });
 
 test('past capacity, a bystander whose pages are slow enough that two are in flight as it asks is still lighter than attackers refused everything', () => {
@@ -309,6 +324,47 @@ test('past capacity, a bystander whose pages are slow enough that two are in fli
   assert.is(refused, 0, `the bystander was refused ${refused} of 30 pages`);
   assert.ok(attackers.filter((a) => w.shedder.isRefusing(a)).length >= 20, 'the attackers are refused');
   for (const page of held) page.end();
+});
+
+test('past capacity, a ceiling on pages in flight: once a queue stood, a heavy client is refused while as many pages as the ceiling are in flight, whatever the refused fraction, and admitted as soon as fewer are', () => {
+  const w = world(TARGET, () => 0.5);
+  for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10);
+  const held = Array.from({ length: 20 }, (_, i) => w.shedder.admit(`c${(i % 16) + 1}`));
+  w.interval('fetches', TARGET + 1); // 20 were in flight as it stood: a ceiling of 18
+  for (let i = 0; i < 4; i++) w.interval('fetches', 0); // the fraction decays to nothing (1/16 × 0.7⁴ < 1/64); the ceiling stays
+  const stats = w.shedder.stats();
+  assert.equal([stats.fraction, stats.shedding], [0, true]);
+  const gate = w.refusal('c3');
+  assert.ok(gate instanceof Overloaded, '20 in flight, at least the ceiling');
+  assert.is(gate.reason, 'the instance has as many pages in flight as it finishes in time and refuses the clients using most first');
+  assert.is(w.refusal('bystander'), null, 'a client with nothing in flight and no recent cost is admitted past the ceiling');
+  for (const end of held.splice(0, 3)) end(); // 17 in flight
+  assert.is(w.refusal('c3'), null);
+  for (const end of held) end();
+});
+
+test('the ceiling adapts: below what was in flight after each standing interval, never below 8; up by 5% after a clear one in which it refused; lifted after 3 s in which it refused nothing', () => {
+  const w = world(TARGET, () => 0.5);
+  for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10);
+  const held = Array.from({ length: 40 }, (_, i) => w.shedder.admit(`c${(i % 16) + 1}`)); // c1-c8 hold three, c9-c16 two
+  const ceilings: Array<number | null> = [];
+  for (let i = 0; i < 3; i++) {
+    w.interval('fetches', TARGET + 1);
+    ceilings.push(w.shedder.stats().ceiling);
+  }
+  assert.equal(ceilings, [36, 32, 28], 'a tenth below the 40 in flight, then below itself');
+  assert.ok(w.refusal('c9') instanceof Overloaded, 'c9, outside the quarter refused, is refused by the ceiling');
+  w.interval('fetches', 0);
+  assert.is(w.shedder.stats().ceiling, 29, 'clear, and it refused a page: one more');
+  w.interval('fetches', 0);
+  assert.is(w.shedder.stats().ceiling, 29, 'clear, and nothing refused: unchanged');
+  for (let i = 0; i < 30; i++) w.interval('fetches', TARGET + 1);
+  assert.is(w.shedder.stats().ceiling, 8, 'never below 8');
+  for (const end of held) end();
+  for (let i = 0; i < 5; i++) w.interval('fetches', 0);
+  assert.is(w.shedder.stats().ceiling, 8, 'clear for 2.5 s: the ceiling stays');
+  w.interval('fetches', 0);
+  assert.is(w.shedder.stats().ceiling, null, 'clear for 3 s with nothing refused: lifted (the fraction decays on its own)');
 });
 
 test('a queue that grants nothing while a waiter ages stands, read from the queue at the interval end', async () => {
