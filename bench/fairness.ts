@@ -21,7 +21,8 @@
 // itself, and the bystander (this process) is not starved by the load generator.
 //
 // With the control, the instance's capacity alone comes first: ordinary fresh pages, 64 at a time
-// from ever new clients, for 10 s; the control's goodput is held to 80% of it (or of what was sent).
+// from ever new clients, for 10 s, shedding off (SHED_TARGET_MS=0); the control's goodput is held
+// to 80% of it (or of what was sent).
 //
 // Options: --only ordinary,drip,nodns,assets,heavy   --sizes 8,32,128   --out FILE (bench/results/fairness.md)
 //          --linkpeek DIR (another checkout with a compiled dist/, for before/after; default this one,
@@ -146,7 +147,7 @@ const report = [
     "/healthz `degraded` during the attack (the control: at 128 addresses) and `ok` within 30 s of its end; for the classes whose pages are fast (ordinary, heavy heads), 95% of the attackers' requests answered (a 503 or 429 included) within 2 s of all they sent, and none past 10 s; " +
     `the control's goodput (answers of 200 a second, attackers' and bystander's) at least 80% of the capacity alone or of what was sent, whichever is less.` +
     (capacity
-      ? ` Capacity alone: ${capacity.perSecond.toFixed(0)} answers of 200 a second (${CAPACITY_CONCURRENCY} at a time from ever new clients, ${CAPACITY_SECONDS} s; ${JSON.stringify(capacity.outcome.statuses)}).`
+      ? ` Capacity alone: ${capacity.perSecond.toFixed(0)} answers of 200 a second (${CAPACITY_CONCURRENCY} at a time from ever new clients, ${CAPACITY_SECONDS} s, shedding off; ${JSON.stringify(capacity.outcome.statuses)}).`
       : ''),
   `Heavy heads: ${(HEAVY_HEAD.length / 1024).toFixed(1)} KB of gzip, a 2 MB head of \`<title>x</title>\` (in the scanner alone, on this machine, a 2 MB head of it took ` +
     'about 330 ms, of `<i>` or `<b>` 200 ms, `<base>` 185 ms, `<meta>`, `<link>`, `<script>` or `<div>` 110–140 ms, comments or long attribute lists under 15 ms).',

@@ -37,7 +37,7 @@ export const extraSettings: Record<string, string> = {};
  * TRUST_PROXY (the IPv6 attackers are named in X-Forwarded-For, attacks.ts). Everything else,
  * the rate limit and the fetch shares included, is at its default. No Redis (none by default).
  */
-export async function startService(checkout: string, world: { dns: string; caFile: string }): Promise<Service> {
+export async function startService(checkout: string, world: { dns: string; caFile: string }, settings: Record<string, string> = {}): Promise<Service> {
   const entry = serviceEntry(checkout);
   if (!existsSync(entry)) throw new Error(`no build at ${entry}: run \`npm run build:server\` in ${checkout}`);
   const port = await freePort();
@@ -55,6 +55,7 @@ export async function startService(checkout: string, world: { dns: string; caFil
       ALLOW_PRIVATE_NETWORKS: 'true',
       TRUST_PROXY: 'true',
       ...extraSettings,
+      ...settings,
     },
     stdio: ['ignore', log, 'pipe'],
   });
