@@ -65,13 +65,20 @@ export interface TaskMessage {
 /** What a scan thread says once it listens for tasks. */
 export const READY = 'ready';
 
-/** A thread's answer: the scan, or its error's message. */
-export type ResultMessage = { id: number; ok: true; scan: PageScan } | { id: number; ok: false; message: string };
+/**
+ * A thread's answer: the scan and how long it took on the thread (ms), or its error's message.
+ * The thread's own time, not the pool's: the pool reads the answer only when its event loop comes
+ * to it, which past capacity is hundreds of ms later, and a client charged for that wait would
+ * weigh as if its ordinary pages were heavy.
+ */
+export type ResultMessage = { id: number; ok: true; scan: PageScan; ms: number } | { id: number; ok: false; message: string };
 
 /** Runs one task as a scan thread does: never rejects, a failure is its message. */
 export async function answerTask({ id, task }: TaskMessage): Promise<ResultMessage> {
+  const started = performance.now();
   try {
-    return { id, ok: true, scan: await scanPage(task) };
+    const scan = await scanPage(task);
+    return { id, ok: true, scan, ms: performance.now() - started };
   } catch (err) {
     return { id, ok: false, message: err instanceof Error ? err.message : String(err) };
   }

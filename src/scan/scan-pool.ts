@@ -104,10 +104,14 @@ export class ScanPool implements PageScanner {
     // A slot per thread: a granted slot finds one idle, unless its replacement is yet to start.
     const thread = this.idle.pop() ?? this.spawn(false);
     const started = performance.now();
+    let threadMs: number | null = null;
     try {
-      return await thread.run(task, signal);
+      const { scan, ms } = await thread.run(task, signal);
+      threadMs = ms;
+      return scan;
     } finally {
-      if (client !== null) this.opts.ledger.charge(client, performance.now() - started, 1);
+      // The thread's own time; a scan that failed or was ended costs all the time it held the thread.
+      if (client !== null) this.opts.ledger.charge(client, threadMs ?? performance.now() - started, 1);
       if (thread.alive) this.idle.push(thread);
       release();
     }
@@ -157,6 +161,12 @@ function startWorker(url: URL, options: WorkerOptions): Worker {
 /** After two threads in a row ended without answering a scan, the next is started this much later. */
 const RESTART_DELAY_MS = 1000;
 
+/** A scan, and how long it took on its thread (ms). */
+interface ThreadAnswer {
+  scan: PageScan;
+  ms: number;
+}
+
 /** One worker thread running one scan at a time. */
 class ScanThread {
   alive = true;
@@ -166,7 +176,7 @@ class ScanThread {
   readonly started: Promise<void>;
   private markStarted!: () => void;
   private readonly worker: Worker;
-  private pending: { id: number; resolve: (scan: PageScan) => void; reject: (err: unknown) => void } | null = null;
+  private pending: { id: number; resolve: (answer: ThreadAnswer) => void; reject: (err: unknown) => void } | null = null;
   private nextId = 0;
   /** Why the thread is being ended by us (a request gave up): the running scan fails with it. */
   private endedBecause: unknown = null;
@@ -189,9 +199,9 @@ class ScanThread {
     });
   }
 
-  run(task: PageScanTask, signal: AbortSignal): Promise<PageScan> {
+  run(task: PageScanTask, signal: AbortSignal): Promise<ThreadAnswer> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise<PageScan>((resolve, reject) => {
+    return new Promise<ThreadAnswer>((resolve, reject) => {
       const onAbort = (): void => {
         // The scan may never end (a hang is a bug, but it must cost only this request).
         this.endedBecause = signal.reason;
@@ -204,7 +214,7 @@ class ScanThread {
       const id = this.nextId++;
       this.pending = {
         id,
-        resolve: (scan) => (done(), resolve(scan)),
+        resolve: (answer) => (done(), resolve(answer)),
         reject: (err) => (done(), reject(err)),
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -226,7 +236,7 @@ class ScanThread {
     if (pending === null || pending.id !== message.id) return;
     this.pending = null;
     this.answered++;
-    if (message.ok) pending.resolve(message.scan);
+    if (message.ok) pending.resolve({ scan: message.scan, ms: message.ms });
     else pending.reject(new ScanFailed(`the page could not be scanned: ${message.message}`));
   }
 }

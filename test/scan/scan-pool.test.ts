@@ -99,4 +99,15 @@ pool('each scan’s time is charged to its client in the ledger', async ({ pool,
   assert.is(ledger.decayed('client-b'), 0);
 });
 
+pool('a scan is charged its time on the thread, not the time its answer waited for the pool’s busy event loop', async ({ pool, ledger }) => {
+  await pool.scan(ordinary(), 'warm', never()); // both threads started and idle
+  const scanned = pool.scan(ordinary(), 'client-a', never());
+  await new Promise((resolve) => setImmediate(resolve)); // the task is posted to a thread
+  const busyUntil = performance.now() + 600;
+  while (performance.now() < busyUntil); // the thread answers while this loop cannot read it
+  await scanned;
+  const charged = ledger.decayed('client-a');
+  assert.ok(charged > 0 && charged < 300, `${charged} ms charged`);
+});
+
 pool.run();
