@@ -256,7 +256,7 @@ export class LoadShedder {
   /** Whether pages of `client` are being refused now (wholly or in part): the heaviest clients' are. */
   isRefusing(client: string): boolean {
     this.tick();
-    return this.refusing.has(client) || (this.total >= this.limit && this.heavy.has(client));
+    return this.refusing.has(client);
   }
 
   stats(): ShedStats {
