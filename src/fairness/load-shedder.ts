@@ -86,8 +86,9 @@ const JUMP_FROM = 1 / 4;
 const CLEAR_DECAY = 0.7;
 const MIN_FRACTION = 1 / 64;
 /**
- * The ceiling on pages in flight (the gate, see LoadShedder.limit): after a standing interval it is
- * this share of the most that were in flight in it (or of itself, if lower), never below MIN_LIMIT.
+ * The ceiling on pages in flight (LoadShedder.limit): after a standing interval, or one in which the
+ * event loop was never idle, it is this share of the most that were in flight in it (or of itself,
+ * if lower), never below MIN_LIMIT.
  */
 const LIMIT_BACKOFF = 0.9;
 /** After a clear interval in which the ceiling refused a page, it rises by this share of itself (by one at least). */
@@ -120,6 +121,12 @@ export interface ShedStats {
   admittedPerSecond: number;
   /** Which delays stood in the last interval. */
   standing: DelaySource[];
+}
+
+/** The clients that use anything, heaviest first, with their weights, and the weights' total. */
+interface Weighed {
+  clients: Array<[string, number]>;
+  total: number;
 }
 
 /** One delay source's CoDel state over the current interval. */
@@ -329,8 +336,10 @@ export class LoadShedder {
     this.fraction *= CLEAR_DECAY ** clearIntervals;
     if (this.fraction < MIN_FRACTION) this.fraction = 0;
     this.adjustLimit(clearIntervals, saturated);
-    ({ refusing: this.refusing, line: this.line } = this.rank(this.fraction));
-    ({ refusing: this.heavy, line: this.heavyLine } = this.rank(this.limit < Infinity ? MAX_FRACTION : 0));
+    // One weighing for both rankings: it reads every client's ledger entry.
+    const weighed = this.fraction > 0 || this.limit < Infinity ? this.weighAll() : null;
+    ({ refusing: this.refusing, line: this.line } = this.rank(weighed, this.fraction));
+    ({ refusing: this.heavy, line: this.heavyLine } = this.rank(weighed, this.limit < Infinity ? MAX_FRACTION : 0));
   }
 
   /**
@@ -358,22 +367,28 @@ export class LoadShedder {
     this.peak = this.total;
   }
 
-  /** Chooses the clients to refuse: the heaviest, until their weights add up to `fraction` of all, and the least weight among them. */
-  private rank(fraction: number): { refusing: Map<string, number>; line: number } {
-    const refusing = new Map<string, number>();
-    let line = Infinity;
-    if (fraction === 0) return { refusing, line };
-    const weighed: Array<[string, number]> = [];
+  /** Every client that uses anything, with its weight, heaviest first, and their total. */
+  private weighAll(): Weighed {
+    const clients: Array<[string, number]> = [];
     let total = 0;
     for (const client of new Set([...this.inFlight.keys(), ...this.opts.ledger.clients()])) {
       const w = this.weightOf(client);
       if (w <= 0) continue;
-      weighed.push([client, w]);
+      clients.push([client, w]);
       total += w;
     }
-    weighed.sort((a, b) => b[1] - a[1]);
+    clients.sort((a, b) => b[1] - a[1]);
+    return { clients, total };
+  }
+
+  /** Chooses the clients to refuse: the heaviest, until their weights add up to `fraction` of all, and the least weight among them. */
+  private rank(weighed: Weighed | null, fraction: number): { refusing: Map<string, number>; line: number } {
+    const refusing = new Map<string, number>();
+    let line = Infinity;
+    if (weighed === null || fraction === 0) return { refusing, line };
+    const { clients, total } = weighed;
     let left = fraction * total;
-    for (const [client, w] of weighed) {
+    for (const [client, w] of clients) {
       // What rounding leaves of the share is no client's part (it would set the line).
       if (left <= total * 1e-9) break;
       refusing.set(client, Math.min(1, left / w));

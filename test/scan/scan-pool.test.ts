@@ -100,7 +100,7 @@ pool('each scan’s time is charged to its client in the ledger', async ({ pool,
 });
 
 pool('a scan is charged its time on the thread, not the time its answer waited for the pool’s busy event loop', async ({ pool, ledger }) => {
-  await pool.scan(ordinary(), 'warm', never()); // both threads started and idle
+  await pool.scan(ordinary(), 'warm', never()); // a thread started, and idle again
   const scanned = pool.scan(ordinary(), 'client-a', never());
   await new Promise((resolve) => setImmediate(resolve)); // the task is posted to a thread
   const busyUntil = performance.now() + 600;
