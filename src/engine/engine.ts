@@ -108,6 +108,7 @@ export function createEngine(config: Config, deps: EngineDeps = {}): Engine {
           ledger: fetcher.limiter.costs,
           maxWaitMs: deps.shedLoad && config.shedTargetMs > 0 ? MAX_SCAN_WAIT_MS : 0,
           refusesStale: (client) => shedder?.isRefusing(client) ?? false,
+          lightThread: true,
         });
   // Safe Browsing's own API calls resolve through the same resolver, never dns.lookup.
   const apiFetch = fetchThrough(resolver);

@@ -8,6 +8,14 @@
 // - One slot of the fair queue (fairness/fair-queue.ts) per thread: scans wait per client, the
 //   client using least first, and a client alone gets every thread. Each scan's time is charged to
 //   its client in the ledger, so a client of costly pages gets fewer turns; its pages are never cut.
+// - A thread more than the shared ones is kept for light clients (lightThread): a page of a client
+//   using less than the one slot every client keeps (the ledger's weight: a few cheap pages asked
+//   now and then) is scanned on it at once when it is free, and waits in the queue like any other
+//   when it is not. A scan is never cut, so a page granted a shared thread waits out the scan ahead
+//   of it: with one shared thread (SCAN_WORKERS on 2 cores) and 2 MB heads from 128 addresses, that
+//   was 50 to 90 ms of each bystander page's time. Heavy clients never reach it, so it takes no CPU
+//   from the event loop while they are what is asked, and a client alone still has every shared
+//   thread.
 // - The bytes are transferred to the thread, not copied: the task's buffer is the caller's no more.
 // - A thread that dies (an error it did not catch, its heap limit) fails only the task it was
 //   running, with ScanFailed; a scan whose request gives up (its deadline) ends the thread running
@@ -63,7 +71,12 @@ export interface ScanPoolOptions {
   /** A scan that has waited this long (ms) is refused, Overloaded, if refusesStale says so of its client (FairQueueOptions.maxWaitMs); 0 or absent: no bound. */
   maxWaitMs?: number;
   refusesStale?: (client: string) => boolean;
+  /** Keep one more thread for the pages of light clients (see the top of this file). */
+  lightThread?: boolean;
 }
+
+/** A client weighing less than this in the ledger (slots) is light: its page may take the light thread. */
+const LIGHT_SLOTS = 1;
 
 /** scan-worker.js in the build, scan-worker.ts when run from source (tsx): the extension of this file. */
 const DEFAULT_WORKER = new URL(`./scan-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
@@ -76,6 +89,9 @@ export class ScanPool implements PageScanner {
   private closed = false;
   /** Threads that ended in a row without answering a scan. */
   private silentDeaths = 0;
+  /** The thread kept for light clients (ScanPoolOptions.lightThread), and whether a scan holds it. */
+  private light: ScanThread | null = null;
+  private lightBusy = false;
 
   constructor(private readonly opts: ScanPoolOptions) {
     if (opts.size < 1) throw new RangeError('ScanPool: size must be at least 1');
@@ -90,7 +106,8 @@ export class ScanPool implements PageScanner {
       refusesStale: opts.refusesStale,
     });
     for (let i = 0; i < opts.size; i++) this.spawn();
-    this.ready = Promise.all([...this.threads].map((thread) => thread.started)).then(() => {});
+    if (opts.lightThread) this.spawnLight();
+    this.ready = Promise.all([...this.threads, ...(this.light ? [this.light] : [])].map((thread) => thread.started)).then(() => {});
   }
 
   /** Threads alive now (a dead one is replaced at once). */
@@ -100,9 +117,30 @@ export class ScanPool implements PageScanner {
 
   async scan(task: PageScanTask, client: string | null, signal: AbortSignal): Promise<PageScan> {
     if (this.closed) throw new ScanFailed('the scan pool is closed');
+    const light = this.light;
+    if (light !== null && !this.lightBusy && light.alive && client !== null && this.opts.ledger.slots(client) < LIGHT_SLOTS) {
+      signal.throwIfAborted();
+      this.lightBusy = true;
+      return this.runOn(light, task, client, signal, () => {
+        if (this.light === light) this.lightBusy = false;
+      });
+    }
     const release = await this.queue.acquire(signal, { client, host: '' });
     // A slot per thread: a granted slot finds one idle, unless its replacement is yet to start.
     const thread = this.idle.pop() ?? this.spawn(false);
+    return this.runOn(thread, task, client, signal, () => {
+      if (thread.alive) this.idle.push(thread);
+      release();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.threads, ...(this.light ? [this.light] : [])].map((thread) => thread.stop()));
+  }
+
+  /** Runs `task` on `thread`, charges its time to `client`, then hands the thread back (`done`). */
+  private async runOn(thread: ScanThread, task: PageScanTask, client: string | null, signal: AbortSignal, done: () => void): Promise<PageScan> {
     const started = performance.now();
     let threadMs: number | null = null;
     try {
@@ -112,14 +150,23 @@ export class ScanPool implements PageScanner {
     } finally {
       // The thread's own time; a scan that failed or was ended costs all the time it held the thread.
       if (client !== null) this.opts.ledger.charge(client, threadMs ?? performance.now() - started, 1);
-      if (thread.alive) this.idle.push(thread);
-      release();
+      done();
     }
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    await Promise.all([...this.threads].map((thread) => thread.stop()));
+  /** The thread kept for light clients; when it ends, another takes its place (as replace() does for the shared ones). */
+  private spawnLight(): void {
+    const thread = new ScanThread(this.opts.workerUrl ?? DEFAULT_WORKER, this.opts.maxHeapMb ?? 256, () => {
+      if (this.light !== thread) return;
+      this.light = null;
+      this.lightBusy = false;
+      const refill = () => {
+        if (!this.closed && this.light === null) this.spawnLight();
+      };
+      if (thread.answered > 0) refill();
+      else setTimeout(refill, RESTART_DELAY_MS).unref();
+    });
+    this.light = thread;
   }
 
   /** A new thread, idle unless `idle` is false (it is taken at once). */

@@ -111,3 +111,76 @@ pool('a scan is charged its time on the thread, not the time its answer waited f
 });
 
 pool.run();
+
+const kept = suite<{ pool: ScanPool; ledger: ClientLedger }>('a scan pool of one shared thread and one kept for light clients');
+
+kept.before.each(async (ctx) => {
+  ctx.ledger = new ClientLedger(() => 0);
+  ctx.ledger.charge('heavy', 500, 5); // 10 slots of recent scan time
+  ctx.pool = new ScanPool({ size: 1, maxQueued: 8, ledger: ctx.ledger, workerUrl: FAILING_WORKER, lightThread: true });
+  await ctx.pool.ready; // a scan waiting for a thread to start is charged the wait
+});
+kept.after.each(async ({ pool }) => pool.close());
+
+/** A scan of `client` that hangs until the returned function ends it, and its outcome. */
+function hanging(pool: ScanPool, client: string): { end: () => void; outcome: Promise<unknown> } {
+  const deadline = new AbortController();
+  const outcome = pool.scan(page('hang'), client, deadline.signal).catch((err: unknown) => err);
+  return { end: () => deadline.abort(new Error('ended')), outcome };
+}
+
+kept('a light client’s page is scanned at once while a heavy client’s scan holds the shared thread', async ({ pool }) => {
+  const heavy = hanging(pool, 'heavy');
+  assert.is((await pool.scan(ordinary(), 'light', never())).og.title, 'Ordinary');
+  assert.is(pool.queue.queued, 0);
+  heavy.end();
+  assert.is(((await heavy.outcome) as Error).message, 'ended');
+});
+
+kept('a heavy client’s page never takes the kept thread: it waits for the shared one', async ({ pool }) => {
+  const first = hanging(pool, 'heavy');
+  const second = pool.scan(ordinary(), 'heavy', never());
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.is(pool.queue.queued, 1, 'the second heavy page waits, the kept thread idle');
+  first.end();
+  assert.is((await second).og.title, 'Ordinary');
+});
+
+kept('a light client’s page waits in the queue like any other while the kept thread is busy, and is served first there', async ({ pool }) => {
+  const light = hanging(pool, 'light'); // on the kept thread
+  const heavy = hanging(pool, 'heavy'); // on the shared thread
+  const heavyNext = pool.scan(ordinary(), 'heavy', never());
+  const lightNext = pool.scan(ordinary(), 'other-light', never());
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.is(pool.queue.queued, 2);
+  heavy.end();
+  const first = await Promise.race([lightNext.then(() => 'light'), heavyNext.then(() => 'heavy')]);
+  assert.is(first, 'light', 'the client using least is granted the shared thread first');
+  await heavyNext;
+  light.end();
+  await light.outcome;
+});
+
+kept('the kept thread, when a page crashes it, fails that scan alone and is replaced', async ({ pool }) => {
+  assert.instance(await rejection(pool.scan(page('crash'), 'crasher', never())), ScanFailed);
+  const heavy = hanging(pool, 'heavy');
+  let answered = null;
+  for (let i = 0; i < 100 && answered === null; i++) {
+    // Its replacement starts in the background: until then a light page waits for the shared
+    // thread (held), and is taken back from the queue, at no cost, to try again.
+    const attempt = new AbortController();
+    const scanned = pool.scan(ordinary(), 'light', attempt.signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    if (pool.queue.queued === 0) answered = (await scanned).og.title;
+    else {
+      attempt.abort(new Error('not yet'));
+      await scanned.catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  assert.is(answered, 'Ordinary', 'a light page scanned while the shared thread is held');
+  heavy.end();
+  await heavy.outcome;
+});
+
+kept.run();
