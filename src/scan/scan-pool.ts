@@ -9,13 +9,13 @@
 //   client using least first, and a client alone gets every thread. Each scan's time is charged to
 //   its client in the ledger, so a client of costly pages gets fewer turns; its pages are never cut.
 // - A thread more than the shared ones is kept for light clients (lightThread): a page of a client
-//   using less than the one slot every client keeps (the ledger's weight: a few cheap pages asked
-//   now and then) is scanned on it at once when it is free, and waits in the queue like any other
-//   when it is not. A scan is never cut, so a page granted a shared thread waits out the scan ahead
-//   of it: with one shared thread (SCAN_WORKERS on 2 cores) and 2 MB heads from 128 addresses, that
-//   was 50 to 90 ms of each bystander page's time. Heavy clients never reach it, so it takes no CPU
-//   from the event loop while they are what is asked, and a client alone still has every shared
-//   thread.
+//   weighing less than two slots in the ledger (LIGHT_SLOTS: one asking a page every 2 s weighs
+//   about one, one at the rate limit's pace three) is scanned on it at once when it is free, and
+//   waits in the queue like any other when it is not. A scan is never cut, so a page granted a
+//   shared thread waits out the scan ahead of it: with one shared thread (SCAN_WORKERS on 2 cores)
+//   and 2 MB heads from 128 addresses, that was 50 to 90 ms of each bystander page's time. Heavy
+//   clients never reach it, so it takes little CPU from the event loop while they are what is
+//   asked, and a client alone still has every shared thread.
 // - The bytes are transferred to the thread, not copied: the task's buffer is the caller's no more.
 // - A thread that dies (an error it did not catch, its heap limit) fails only the task it was
 //   running, with ScanFailed; a scan whose request gives up (its deadline) ends the thread running
@@ -75,8 +75,14 @@ export interface ScanPoolOptions {
   lightThread?: boolean;
 }
 
-/** A client weighing less than this in the ledger (slots) is light: its page may take the light thread. */
-const LIGHT_SLOTS = 1;
+/**
+ * A client weighing less than this in the ledger (slots) is light: its page may take the light
+ * thread. A bystander asking a page every 2 s (two fresh for one cached) weighed 0.8 to 1.2 in a
+ * trace of bench:fairness with both cores loaded, so that with a bound of 1 half its pages missed
+ * the thread; a client asking at the rate limit's pace (2 a second) weighs 2.9 for its asks alone
+ * (client-ledger.ts).
+ */
+const LIGHT_SLOTS = 2;
 
 /** scan-worker.js in the build, scan-worker.ts when run from source (tsx): the extension of this file. */
 const DEFAULT_WORKER = new URL(`./scan-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);

@@ -129,9 +129,11 @@ function hanging(pool: ScanPool, client: string): { end: () => void; outcome: Pr
   return { end: () => deadline.abort(new Error('ended')), outcome };
 }
 
-kept('a light client’s page is scanned at once while a heavy client’s scan holds the shared thread', async ({ pool }) => {
+kept('a light client’s page is scanned at once while a heavy client’s scan holds the shared thread', async ({ pool, ledger }) => {
   const heavy = hanging(pool, 'heavy');
   assert.is((await pool.scan(ordinary(), 'light', never())).og.title, 'Ordinary');
+  ledger.charge('steady', 75, 3); // 1.5 slots: a page every 2 s weighs about one
+  assert.is((await pool.scan(ordinary(), 'steady', never())).og.title, 'Ordinary');
   assert.is(pool.queue.queued, 0);
   heavy.end();
   assert.is(((await heavy.outcome) as Error).message, 'ended');
