@@ -10,8 +10,9 @@
 //   its client in the ledger, so a client of costly pages gets fewer turns; its pages are never cut.
 // - A thread more than the shared ones is kept for light clients (lightThread): a page of a client
 //   weighing less than two slots in the ledger (LIGHT_SLOTS: one asking a page every 2 s weighs
-//   about one, one at the rate limit's pace three) is scanned on it at once when it is free, and
-//   waits in the queue like any other when it is not. A scan is never cut, so a page granted a
+//   about one, one at the rate limit's pace three), whose pages are short to scan (LIGHT_PAGE_MS,
+//   LIGHT_BYTES), is scanned on it at once when it is free, and waits in the queue like any other
+//   when it is not. A scan is never cut, so a page granted a
 //   shared thread waits out the scan ahead of it: with one shared thread (SCAN_WORKERS on 2 cores)
 //   and 2 MB heads from 128 addresses, that was 50 to 90 ms of each bystander page's time. Heavy
 //   clients never reach it, so it takes little CPU from the event loop while they are what is
@@ -84,6 +85,18 @@ export interface ScanPoolOptions {
  */
 const LIGHT_SLOTS = 2;
 
+/**
+ * The thread is never to be held long, so its pages must be short to scan: a client whose pages
+ * lately took this long each (ms, ledger.perPage) is not light, whatever it weighs, nor is a page
+ * longer than LIGHT_BYTES. A client may weigh little and still send 2 MB heads: one refused for a
+ * while asks little (with both cores loaded, such a scan held the thread while a bystander's page
+ * waited 530 ms in the queue). Ordinary pages took 1 to 6 ms each in bench:fairness, loaded; 2 MB
+ * heads, 22 to 92 (their reading stops at 128 KiB, too dense in tags: scan/head-bytes.ts).
+ */
+const LIGHT_PAGE_MS = 15;
+/** 90% of the saved real pages' heads are shorter (p50 21 KB, p90 213 KB, p99 775 KB). */
+const LIGHT_BYTES = 256 * 1024;
+
 /** scan-worker.js in the build, scan-worker.ts when run from source (tsx): the extension of this file. */
 const DEFAULT_WORKER = new URL(`./scan-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
@@ -124,7 +137,15 @@ export class ScanPool implements PageScanner {
   async scan(task: PageScanTask, client: string | null, signal: AbortSignal): Promise<PageScan> {
     if (this.closed) throw new ScanFailed('the scan pool is closed');
     const light = this.light;
-    if (light !== null && !this.lightBusy && light.alive && client !== null && this.opts.ledger.slots(client) < LIGHT_SLOTS) {
+    if (
+      light !== null &&
+      !this.lightBusy &&
+      light.alive &&
+      client !== null &&
+      task.bytes.byteLength <= LIGHT_BYTES &&
+      this.opts.ledger.slots(client) < LIGHT_SLOTS &&
+      this.opts.ledger.perPage(client) < LIGHT_PAGE_MS
+    ) {
       signal.throwIfAborted();
       this.lightBusy = true;
       return this.runOn(light, task, client, signal, () => {

@@ -132,21 +132,37 @@ function hanging(pool: ScanPool, client: string): { end: () => void; outcome: Pr
 kept('a light client’s page is scanned at once while a heavy client’s scan holds the shared thread', async ({ pool, ledger }) => {
   const heavy = hanging(pool, 'heavy');
   assert.is((await pool.scan(ordinary(), 'light', never())).og.title, 'Ordinary');
-  ledger.charge('steady', 75, 3); // 1.5 slots: a page every 2 s weighs about one
+  ledger.charge('steady', 75, 15); // 1.5 slots, 5 ms a page: a page every 2 s weighs about one
   assert.is((await pool.scan(ordinary(), 'steady', never())).og.title, 'Ordinary');
   assert.is(pool.queue.queued, 0);
   heavy.end();
   assert.is(((await heavy.outcome) as Error).message, 'ended');
 });
 
-kept('a heavy client’s page never takes the kept thread: it waits for the shared one', async ({ pool }) => {
-  const first = hanging(pool, 'heavy');
-  const second = pool.scan(ordinary(), 'heavy', never());
+kept('a page longer than 256 KiB never takes the kept thread, whoever asks it: it waits for the shared one', async ({ pool }) => {
+  const heavy = hanging(pool, 'heavy');
+  const long = pool.scan(page(`<html><head><title>Long</title><style>${'x'.repeat(256 * 1024)}</style></head>`), 'light', never());
   await new Promise((resolve) => setImmediate(resolve));
-  assert.is(pool.queue.queued, 1, 'the second heavy page waits, the kept thread idle');
-  first.end();
-  assert.is((await second).og.title, 'Ordinary');
+  assert.is(pool.queue.queued, 1, 'the long page waits, the kept thread idle');
+  assert.is((await pool.scan(ordinary(), 'other-light', never())).og.title, 'Ordinary', 'a short page of a light client takes the kept thread');
+  heavy.end();
+  assert.is((await long).og.title, 'Long');
 });
+
+kept(
+  'a heavy client’s page never takes the kept thread, nor that of a client weighing little whose pages lately took long to scan: they wait for the shared one',
+  async ({ pool, ledger }) => {
+    ledger.charge('costly', 60, 1); // 1.2 slots, 60 ms a page
+    for (const client of ['heavy', 'costly']) {
+      const held = hanging(pool, 'heavy');
+      const waiting = pool.scan(ordinary(), client, never());
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.is(pool.queue.queued, 1, `the ${client} client's page waits, the kept thread idle`);
+      held.end();
+      assert.is((await waiting).og.title, 'Ordinary');
+    }
+  },
+);
 
 kept('a light client’s page waits in the queue like any other while the kept thread is busy, and is served first there', async ({ pool }) => {
   const light = hanging(pool, 'light'); // on the kept thread
