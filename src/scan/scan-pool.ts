@@ -12,11 +12,11 @@
 //   weighing less than two slots in the ledger (LIGHT_SLOTS: one asking a page every 2 s weighs
 //   about one, one at the rate limit's pace three), whose pages are short to scan (LIGHT_PAGE_MS,
 //   LIGHT_BYTES), is scanned on it at once when it is free, and waits in the queue like any other
-//   when it is not. A scan is never cut, so a page granted a
-//   shared thread waits out the scan ahead of it: with one shared thread (SCAN_WORKERS on 2 cores)
-//   and 2 MB heads from 128 addresses, that was 50 to 90 ms of each bystander page's time. Heavy
-//   clients never reach it, so it takes little CPU from the event loop while they are what is
-//   asked, and a client alone still has every shared thread.
+//   when it is not. A scan is never cut, so a page granted a shared thread waits out the scan
+//   ahead of it: with one shared thread (SCAN_WORKERS on 2 cores) and 2 MB heads from 128
+//   addresses, that was 50 to 90 ms of each bystander page's time. Heavy clients never reach it,
+//   so it takes little CPU from the event loop while they are what is asked, and a client alone
+//   still has every shared thread.
 // - The bytes are transferred to the thread, not copied: the task's buffer is the caller's no more.
 // - A thread that dies (an error it did not catch, its heap limit) fails only the task it was
 //   running, with ScanFailed; a scan whose request gives up (its deadline) ends the thread running
@@ -126,7 +126,7 @@ export class ScanPool implements PageScanner {
     });
     for (let i = 0; i < opts.size; i++) this.spawn();
     if (opts.lightThread) this.spawnLight();
-    this.ready = Promise.all([...this.threads, ...(this.light ? [this.light] : [])].map((thread) => thread.started)).then(() => {});
+    this.ready = Promise.all(this.allThreads().map((thread) => thread.started)).then(() => {});
   }
 
   /** Threads alive now (a dead one is replaced at once). */
@@ -138,9 +138,9 @@ export class ScanPool implements PageScanner {
     if (this.closed) throw new ScanFailed('the scan pool is closed');
     const light = this.light;
     if (
+      // A thread that ends is dropped from this.light at once (spawnLight).
       light !== null &&
       !this.lightBusy &&
-      light.alive &&
       client !== null &&
       task.bytes.byteLength <= LIGHT_BYTES &&
       this.opts.ledger.slots(client) < LIGHT_SLOTS &&
@@ -163,7 +163,12 @@ export class ScanPool implements PageScanner {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.threads, ...(this.light ? [this.light] : [])].map((thread) => thread.stop()));
+    await Promise.all(this.allThreads().map((thread) => thread.stop()));
+  }
+
+  /** The shared threads and the one kept for light clients. */
+  private allThreads(): ScanThread[] {
+    return this.light === null ? [...this.threads] : [...this.threads, this.light];
   }
 
   /** Runs `task` on `thread`, charges its time to `client`, then hands the thread back (`done`). */
