@@ -15,8 +15,8 @@
 // say `ok`. The world (its own process, bench/fairness/world-server.ts) needs no root. The
 // attackers' servers (bench/fairness/attacker-servers.ts) are a process of their own, apart from
 // the bystander's sites: in life they are other machines, and serving an attack's pages must not
-// slow the bystander's site. The world, the attackers' servers and the attackers (their own
-// process) stand for other machines: they run at a lower priority
+// slow the bystander's site. The world, the attackers' servers and the attackers (processes
+// of their own, four for the attackers) stand for other machines: they run at a lower priority
 // (attacker-fleet.ts), so that on this 2-core machine the service competes for the CPU with
 // itself, and the bystander (this process) is not starved by the load generator.
 //

@@ -87,10 +87,30 @@ export interface AttackOutcome {
   statuses: StatusCounts;
   /** Milliseconds of each request answered (any status: a 503 or 429 at once counts as an answer). */
   answeredMs: number[];
+  /**
+   * How late the attackers' own event loop ran over the attack (ms): their process is at a lower
+   * priority, so with the cores loaded it may be what held their answers, not the service.
+   */
+  loopDelay?: LoopDelay;
 }
 
 /**
- * Runs every attacker from now until `endAt` (performance.now()), each at PACE_MS per request,
+ * Which of the attackers one process runs: those whose k is `index` modulo `of`. A byte attack
+ * (one agent, or one image host) runs whole in the first process.
+ */
+export interface Shard {
+  index: number;
+  of: number;
+}
+
+/** An event loop's delay, p99 and max, ms (monitorEventLoopDelay). */
+export interface LoopDelay {
+  p99: number;
+  max: number;
+}
+
+/**
+ * Runs the attackers of `shard` from now until `endAt` (performance.now()), each at PACE_MS per request,
  * starting at a random point of its first pause so they do not all ask in step. Resolves with the
  * answers' statuses once the last request has ended (or timed out, or the service was stopped).
  */
@@ -100,15 +120,20 @@ export function runAttack(
   origin: string,
   ports: AttackPorts,
   endAt: number,
+  shard: Shard = { index: 0, of: 1 },
 ): { sent: () => number; done: Promise<AttackOutcome> } {
-  if (isByteAttack(attack)) return runByteAttack(attack, count, origin, endAt, PACE_MS);
+  if (isByteAttack(attack)) {
+    if (shard.index === 0) return runByteAttack(attack, count, origin, endAt, PACE_MS);
+    return { sent: () => 0, done: Promise.resolve({ statuses: {}, answeredMs: [] }) };
+  }
   const statuses: StatusCounts = {};
   const answeredMs: number[] = [];
   const pending: Promise<void>[] = [];
   const burst = BURST[attack];
   const everyMs = burst * PACE_MS;
   const maxRounds = Math.ceil((endAt - performance.now()) / everyMs) + 1;
-  const loops = attackers(count).map(async (attacker) => {
+  const mine = attackers(count).filter((attacker) => attacker.k % shard.of === shard.index);
+  const loops = mine.map(async (attacker) => {
     await sleep(Math.random() * everyMs);
     for (let round = 0; round < maxRounds && performance.now() < endAt; round++) {
       const started = performance.now();

@@ -163,7 +163,13 @@ function outsideHandler(run: AttackRun): string {
     if (gaps.length === 0) return 'n/a';
     return `${ms(median(gaps))}/${ms(percentile(gaps, 90))}/${ms(Math.max(...gaps))}`;
   };
-  return `outside LinkPeek's handler p50/p90/max: ${spread('baseline')} alone, ${spread('attack')} under attack`;
+  const { baseline, attack } = run.benchLoopDelay;
+  const attackers = run.attacker.loopDelay;
+  return (
+    `outside LinkPeek's handler p50/p90/max: ${spread('baseline')} alone, ${spread('attack')} under attack ` +
+    `(the bench's own event-loop delay p99/max: ${ms(baseline.p99)}/${ms(baseline.max)} alone, ${ms(attack.p99)}/${ms(attack.max)} under attack` +
+    `${attackers ? `; the attackers' processes', the latest, ${ms(attackers.p99)}/${ms(attackers.max)}` : ''})`
+  );
 }
 
 /** How many polls each `degraded_by` rule held in, most first ("none" when none did). */

@@ -1,11 +1,12 @@
 // One measurement: a fresh LinkPeek, the bystander alone (the baseline), then the bystander while
 // one attack class runs at one size, then the wait for /healthz to say `ok` again. The bystander
-// and the /healthz poll run here; the attackers in a process of their own at a lower priority
+// and the /healthz poll run here; the attackers in processes of their own at a lower priority
 // (attacker-fleet.ts), as the world's sites are (fairness.ts): they stand for other machines.
 
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { cpuMsOf, memoryOf } from '../lib/proc.js';
-import type { AttackOutcome, AttackPorts } from './attacks.js';
-import { startFleet } from './attacker-fleet.js';
+import type { AttackOutcome, AttackPorts, LoopDelay } from './attacks.js';
+import { ATTACKER_PROCESSES, startFleet } from './attacker-fleet.js';
 import { runBystander, warmUp, type Sample, type Site } from './bystander.js';
 import { pollHealth, type HealthSample } from './client.js';
 import type { AttackClass } from './names.js';
@@ -43,11 +44,13 @@ export interface AttackRun {
   cpuPerSecond: { baseline: number; attack: number };
   /** The service's peak resident memory, MB, at the end of the wait for `ok`. */
   peakRssMb: number;
+  /** How late this process's event loop ran, where the bystander's answers are read, alone and under attack. */
+  benchLoopDelay: { baseline: LoopDelay; attack: LoopDelay };
 }
 
 export async function measureAttack(checkout: string, world: FairnessWorld, attack: AttackClass, size: number, timing: Timing): Promise<AttackRun> {
   const service = await startService(checkout, world);
-  const fleet = await startFleet();
+  const fleet = await startFleet(ATTACKER_PROCESSES);
   const run = `${attack}-${size}-${Date.now().toString(36)}`;
   let attackerDone: Promise<AttackOutcome> = Promise.resolve({ statuses: {}, answeredMs: [] });
   let result: AttackRun;
@@ -58,13 +61,19 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
     const attackEnd = attackStart + timing.attackMs;
     const health = pollHealth(service.origin, timing.baselineMs + timing.attackMs + RECOVERY_MS + 30_000);
     const cpu = [cpuMsOf(service.pid)];
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const bystander = runBystander(service.origin, world.sites, pool, run, attackEnd, timing.bystanderMs);
     await sleepUntil(attackStart);
     cpu.push(cpuMsOf(service.pid));
+    const loopAlone = loopDelayOf(loop);
+    loop.reset();
     const attackers = fleet.start({ attack, size, origin: service.origin, ports: world.attackPorts, durationMs: attackEnd - performance.now() });
     attackerDone = attackers.done;
     await sleepUntil(attackEnd);
     cpu.push(cpuMsOf(service.pid));
+    const loopUnderAttack = loopDelayOf(loop);
+    loop.disable();
     const attackerSent = await attackers.sent;
     const okAfterMs = await firstOkAfter(health.samples, attackEnd);
     const samples = await bystander;
@@ -89,6 +98,7 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
       attacker: { statuses: {}, answeredMs: [] },
       cpuPerSecond: { baseline: (cpu[1]! - cpu[0]!) / timing.baselineMs, attack: (cpu[2]! - cpu[1]!) / timing.attackMs },
       peakRssMb: peakMb,
+      benchLoopDelay: { baseline: loopAlone, attack: loopUnderAttack },
     };
   } catch (err) {
     fleet.kill();
@@ -100,6 +110,10 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
   result.attacker = await attackerDone;
   fleet.kill();
   return result;
+}
+
+function loopDelayOf(histogram: IntervalHistogram): LoopDelay {
+  return { p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6 };
 }
 
 /**
