@@ -293,6 +293,28 @@ test('an event loop never idle all interval, its timers on time, refuses no shar
   for (const end of held) end();
 });
 
+test("an event loop never idle takes the ceiling below 8, down to 2 pages in flight: the main thread is what is short, and the kernel's queue of connections is where they wait; a standing queue alone takes it back to 8", () => {
+  const w = world(TARGET, () => 0.5);
+  for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10);
+  w.used('hog', 100);
+  const held = Array.from({ length: 10 }, (_, i) => w.shedder.admit(`c${(i % 16) + 1}`));
+  w.loop.busy = 1;
+  const ceilings: Array<number | null> = [];
+  for (let i = 0; i < 8; i++) {
+    w.interval('event_loop', 1);
+    ceilings.push(w.shedder.stats().ceiling);
+  }
+  assert.equal(ceilings, [9, 8, 7, 6, 5, 4, 3, 2], 'a tenth lower each interval, to 2');
+  assert.ok(w.refusal('hog') instanceof Overloaded, '10 in flight, past the ceiling of 2');
+  assert.is(w.refusal('bystander'), null, 'a client with nothing in flight and no recent cost is admitted past it');
+  w.interval('event_loop', 1);
+  assert.is(w.shedder.stats().ceiling, 2, 'never below 2');
+  w.loop.busy = 0.5;
+  w.interval('fetches', TARGET + 1);
+  assert.is(w.shedder.stats().ceiling, 8, 'a queue standing, the loop with time to spare: back to 8');
+  for (const end of held) end();
+});
+
 test('past capacity, a bystander whose pages are slow enough that two are in flight as it asks is still lighter than attackers refused everything', () => {
   const w = world(TARGET, () => 0);
   const attackers = Array.from({ length: 32 }, (_, k) => `attacker${k}`);
