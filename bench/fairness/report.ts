@@ -155,7 +155,8 @@ export function details(runs: AttackRun[]): string[] {
 /**
  * How long the bystander's answers took outside LinkPeek's handler: the bystander's milliseconds
  * less those of LinkPeek's log line (connecting, the request's and the answer's way through both
- * processes' event loops and the kernel), p50/p90/max in each phase.
+ * processes' event loops and the kernel), p50/p90/max in each phase; and how late this process's
+ * event loop and the attackers' ran, so that a wait of the bench's own is not taken for LinkPeek's.
  */
 function outsideHandler(run: AttackRun): string {
   const spread = (phase: string) => {
