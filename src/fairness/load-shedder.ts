@@ -102,7 +102,7 @@ const MIN_LIMIT = 8;
  * ceiling at 8 left the listener's queue full (511) for the whole attack: 33,000 connections were
  * dropped and sent again 1 and 3 s later, and the bystander's p50 was 2.9 to 4.3 s. At 2, 255 were
  * dropped, and its p50 was 0.4 to 1.5 s (three runs each). The price is goodput: 28 to 49 pages a
- * second, not 64 to 72. Heavy heads, loaded, fared worse in the one run of each: p90 2.6 s, not 1.4.
+ * second, not 64 to 72. Heavy heads, loaded, were as far from their bounds at either floor (two runs each).
  */
 const MIN_LIMIT_SATURATED = 2;
 /** Clear intervals in which the ceiling refused nothing, in a row, after which it is lifted (3 s). */
