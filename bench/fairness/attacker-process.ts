@@ -5,7 +5,7 @@
 // window is over, then the answers' statuses and how late its event loop ran.
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { runAttack, runCapacity, type AttackOutcome, type AttackPorts, type Shard } from './attacks.js';
+import { loopDelayOf, runAttack, runCapacity, type AttackOutcome, type AttackPorts, type Shard } from './attacks.js';
 import type { AttackClass } from './names.js';
 
 export interface AttackOrder {
@@ -43,7 +43,7 @@ process.once('message', (order: AttackOrder) => {
   // An attack whose requests all end at once (the keep-alive ones) may be done before that timer.
   void run.done.then((outcome) => {
     loop.disable();
-    outcome.loopDelay = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
+    outcome.loopDelay = loopDelayOf(loop);
     reportSent();
     process.send!({ kind: 'done', outcome } satisfies AttackReport, () => process.exit(0));
   });

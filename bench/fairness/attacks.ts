@@ -2,6 +2,7 @@
 // how fast (never past the rate limit).
 
 import { randomBytes } from 'node:crypto';
+import type { IntervalHistogram } from 'node:perf_hooks';
 import { get, metadataUrl, type From } from './client.js';
 import { isByteAttack, runByteAttack } from './byte-attacks.js';
 import { attackZone, type AttackClass } from './names.js';
@@ -107,6 +108,11 @@ export interface Shard {
 export interface LoopDelay {
   p99: number;
   max: number;
+}
+
+/** What a monitorEventLoopDelay histogram (ns) has seen, as a LoopDelay. */
+export function loopDelayOf(histogram: IntervalHistogram): LoopDelay {
+  return { p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6 };
 }
 
 /**

@@ -3,9 +3,9 @@
 // and the /healthz poll run here; the attackers in processes of their own at a lower priority
 // (attacker-fleet.ts), as the world's sites are (fairness.ts): they stand for other machines.
 
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpuMsOf, memoryOf } from '../lib/proc.js';
-import type { AttackOutcome, AttackPorts, LoopDelay } from './attacks.js';
+import { loopDelayOf, type AttackOutcome, type AttackPorts, type LoopDelay } from './attacks.js';
 import { ATTACKER_PROCESSES, startFleet } from './attacker-fleet.js';
 import { runBystander, warmUp, type Sample, type Site } from './bystander.js';
 import { pollHealth, type HealthSample } from './client.js';
@@ -110,10 +110,6 @@ export async function measureAttack(checkout: string, world: FairnessWorld, atta
   result.attacker = await attackerDone;
   fleet.kill();
   return result;
-}
-
-function loopDelayOf(histogram: IntervalHistogram): LoopDelay {
-  return { p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6 };
 }
 
 /**
