@@ -24,7 +24,9 @@
 // from ever new clients, for 10 s, shedding off (SHED_TARGET_MS=0); the control's goodput is held
 // to 80% of it (or of what was sent).
 //
-// Options: --only ordinary,drip,nodns,assets,heavy   --sizes 8,32,128   --out FILE (bench/results/fairness.md)
+// Options: --only ordinary,drip,nodns,assets,heavy   --sizes 8,32,128 (up to 512: a machine that
+//          finishes more than the 230 pages a second 128 addresses ask is past capacity only at
+//          more)   --out FILE (bench/results/fairness.md)
 //          --linkpeek DIR (another checkout with a compiled dist/, for before/after; default this one,
 //          compiled first)   --attack-seconds 15   --baseline-seconds (default: as long as the attack)
 //          --bystander-ms 2000 (the bystander's pace: one request every this many ms)   --set NAME=VALUE

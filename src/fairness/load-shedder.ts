@@ -33,8 +33,9 @@
 // grown, and clear long after, while it falls (measured: 0.95 down to 0.1 and back every 3 to 6 s).
 // So a queue standing, or an event loop never idle all interval, also sets a ceiling on pages in
 // flight, a concurrency limit as Netflix's concurrency-limits adapt one: a tenth below what was in
-// flight in that interval, and lower with each further such interval; a little higher after each clear interval in which it refused a
-// page; lifted after 3 s clear in which it refused none. While the pages in flight reach it, a page
+// flight in that interval after a queue stood, half after the loop was never idle, and lower with
+// each further such interval; higher after each clear interval in which it refused a page (by the
+// loop's spare time when the loop set it); lifted after 3 s clear in which it refused none. While the pages in flight reach it, a page
 // of any client but the lightest 5% of the load (the same ranking) is refused, whatever the
 // fraction: what the instance works on is bounded at once, and refusals end as soon as pages do.
 
@@ -86,13 +87,31 @@ const JUMP_FROM = 1 / 4;
 const CLEAR_DECAY = 0.7;
 const MIN_FRACTION = 1 / 64;
 /**
- * The ceiling on pages in flight (LoadShedder.limit): after a standing interval, or one in which the
- * event loop was never idle, it is this share of the most that were in flight in it (or of itself,
- * if lower), never below MIN_LIMIT (MIN_LIMIT_SATURATED while the loop is never idle).
+ * The ceiling on pages in flight (LoadShedder.limit): after a standing interval it is this share
+ * of the most that were in flight in it (or of itself, if lower), never below MIN_LIMIT.
  */
 const LIMIT_BACKOFF = 0.9;
-/** After a clear interval in which the ceiling refused a page, it rises by this share of itself (by one at least). */
+/** After a clear interval in which the ceiling a queue set refused a page, it rises by this share of itself (by one at least). */
 const LIMIT_GROWTH = 0.05;
+/**
+ * After an interval in which the event loop was never idle, the ceiling is half the most that were
+ * in flight in it (or of itself), never below MIN_LIMIT_SATURATED, as TCP halves its window on a
+ * loss. A tenth was too little: measured quiet, the control at 384 addresses on a machine that
+ * finishes about 740 pages a second, the loop stayed saturated for the attack's first 8 s while the
+ * ceiling came down by tenths from 54 to 5; the listener's queue was full (511) for 4 s, and the
+ * connections it had held back reached the rate limit together, so that 4,800 to 7,100 of the
+ * attackers' answers were 429s (a 10 s block each). Halved, it was saturated 2 s and none were.
+ */
+const LIMIT_BACKOFF_SATURATED = 0.5;
+/**
+ * A ceiling the saturated loop set grows, after each clear interval in which it refused a page,
+ * by the loop's spare time: by LOOP_BUSY_TARGET / busy, a gradient as in Netflix's concurrency
+ * limits (there the ratio of round trips, here of the loop's utilization), at most doubling, and
+ * not at all while the loop is busier than the target. Grown by 5% an interval, it took 10 s to
+ * climb back from 5 to 16 while the loop was idle half the time and 200 pages a second were refused.
+ */
+const LOOP_BUSY_TARGET = 0.85;
+const LIMIT_GROWTH_MAX = 2;
 /** The ceiling never falls below this many pages in flight: a scan slot each, and a page being fetched for each. */
 const MIN_LIMIT = 8;
 /**
@@ -165,6 +184,8 @@ export class LoadShedder {
    * (`heavy`) is refused while this many are in flight. Infinity: none (no queue stood lately).
    */
   private limit = Infinity;
+  /** Whether the loop's saturation set the ceiling last (it then grows by the loop's spare time), or a standing queue. */
+  private limitByLoop = false;
   /** The clients whose pages the ceiling refuses: all but the lightest 5% of the load, each with its chance, and their least weight. */
   private heavy = new Map<string, number>();
   private heavyLine = Infinity;
@@ -345,7 +366,7 @@ export class LoadShedder {
     else this.fraction *= CLEAR_DECAY;
     this.fraction *= CLEAR_DECAY ** clearIntervals;
     if (this.fraction < MIN_FRACTION) this.fraction = 0;
-    this.adjustLimit(clearIntervals, saturated);
+    this.adjustLimit(clearIntervals, saturated, busy);
     // One weighing for both rankings: it reads every client's ledger entry.
     const weighed = this.fraction > 0 || this.limit < Infinity ? this.weighAll() : null;
     ({ refusing: this.refusing, line: this.line } = this.rank(weighed, this.fraction));
@@ -353,21 +374,27 @@ export class LoadShedder {
   }
 
   /**
-   * The ceiling on pages in flight, a concurrency limit as TCP's window or Netflix's AIMD limit
-   * adapts: a standing interval, or one in which the event loop was never idle (`saturated`),
-   * lowers it below what was in flight, a clear one in which it refused pages raises it a little,
-   * and after LOOSE_TO_LIFT clear ones in which it refused none it is lifted. The fraction above
-   * refuses a share of the arrivals, and pages already admitted drain only as fast as they end, so
-   * it acts a second or two late and swings; the ceiling bounds at once what the instance works
-   * on, whatever the fraction is.
+   * The ceiling on pages in flight, a concurrency limit as TCP's window or Netflix's limits adapt
+   * one: an interval in which the event loop was never idle (`saturated`) halves it, a standing one
+   * lowers it a tenth below what was in flight; a clear one in which it refused pages raises it, by
+   * the loop's spare time if the loop set it, a little if a queue did; after LOOSE_TO_LIFT clear
+   * ones in which it refused none it is lifted. The fraction above refuses a share of the
+   * arrivals, and pages already admitted drain only as fast as they end, so it acts a second or two
+   * late and swings; the ceiling bounds at once what the instance works on, whatever the fraction is.
    */
-  private adjustLimit(idleIntervals: number, saturated: boolean): void {
-    if (this.standing.length > 0 || saturated) {
-      this.limit = Math.max(saturated ? MIN_LIMIT_SATURATED : MIN_LIMIT, Math.floor(Math.min(this.limit, this.peak) * LIMIT_BACKOFF));
+  private adjustLimit(idleIntervals: number, saturated: boolean, busy: number): void {
+    if (saturated) {
+      this.limit = Math.max(MIN_LIMIT_SATURATED, Math.floor(Math.min(this.limit, this.peak) * LIMIT_BACKOFF_SATURATED));
+      this.limitByLoop = true;
+      this.looseIntervals = 0;
+    } else if (this.standing.length > 0) {
+      this.limit = Math.max(MIN_LIMIT, Math.floor(Math.min(this.limit, this.peak) * LIMIT_BACKOFF));
+      this.limitByLoop = false;
       this.looseIntervals = 0;
     } else if (this.limit < Infinity) {
       if (this.gateRefusals > 0) {
-        this.limit += Math.max(1, Math.round(this.limit * LIMIT_GROWTH));
+        const growth = this.limitByLoop ? Math.min(LIMIT_GROWTH_MAX, LOOP_BUSY_TARGET / Math.max(busy, 0.01)) : 1 + LIMIT_GROWTH;
+        if (growth > 1) this.limit = Math.max(this.limit + 1, Math.round(this.limit * growth));
         this.looseIntervals = 0;
       } else this.looseIntervals++;
       this.looseIntervals += idleIntervals;

@@ -283,28 +283,28 @@ test('an event loop never idle all interval, its timers on time, refuses no shar
   const held = Array.from({ length: 30 }, (_, i) => w.shedder.admit(`c${(i % 16) + 1}`));
   w.loop.busy = 1;
   w.interval('event_loop', 1);
-  assert.equal(w.shedder.stats(), { shedding: true, fraction: 0, ceiling: 27, refusedPerSecond: 0, admittedPerSecond: 3, standing: [] });
-  assert.ok(w.refusal('c9') instanceof Overloaded, '30 in flight, past the ceiling of 27');
+  assert.equal(w.shedder.stats(), { shedding: true, fraction: 0, ceiling: 15, refusedPerSecond: 0, admittedPerSecond: 3, standing: [] });
+  assert.ok(w.refusal('c9') instanceof Overloaded, '30 in flight, past the ceiling of 15');
   w.interval('event_loop', 1);
-  assert.is(w.shedder.stats().ceiling, 24, 'still never idle: a tenth lower');
+  assert.is(w.shedder.stats().ceiling, 7, 'still never idle: halved again');
   w.loop.busy = 0.9;
   w.interval('event_loop', 1);
-  assert.is(w.shedder.stats().ceiling, 24, 'idle a tenth of the interval, and nothing refused: unchanged');
+  assert.is(w.shedder.stats().ceiling, 7, 'idle a tenth of the interval, and nothing refused: unchanged');
   for (const end of held) end();
 });
 
-test("an event loop never idle takes the ceiling below 8, down to 2 pages in flight: the main thread is what is short, and the kernel's queue of connections is where they wait; a standing queue alone takes it back to 8", () => {
+test("an event loop never idle halves the ceiling, below 8, down to 2 pages in flight: the main thread is what is short, and the kernel's queue of connections is where they wait; a standing queue alone takes it back to 8", () => {
   const w = world(TARGET, () => 0.5);
   for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10);
   w.used('hog', 100);
   const held = Array.from({ length: 10 }, (_, i) => w.shedder.admit(`c${(i % 16) + 1}`));
   w.loop.busy = 1;
   const ceilings: Array<number | null> = [];
-  for (let i = 0; i < 8; i++) {
+  for (let i = 0; i < 3; i++) {
     w.interval('event_loop', 1);
     ceilings.push(w.shedder.stats().ceiling);
   }
-  assert.equal(ceilings, [9, 8, 7, 6, 5, 4, 3, 2], 'a tenth lower each interval, to 2');
+  assert.equal(ceilings, [5, 2, 2], 'halved each interval, to 2 and no lower');
   assert.ok(w.refusal('hog') instanceof Overloaded, '10 in flight, past the ceiling of 2');
   assert.is(w.refusal('bystander'), null, 'a client with nothing in flight and no recent cost is admitted past it');
   w.interval('event_loop', 1);
@@ -312,6 +312,30 @@ test("an event loop never idle takes the ceiling below 8, down to 2 pages in fli
   w.loop.busy = 0.5;
   w.interval('fetches', TARGET + 1);
   assert.is(w.shedder.stats().ceiling, 8, 'a queue standing, the loop with time to spare: back to 8');
+  for (const end of held) end();
+});
+
+test("a ceiling the saturated event loop set grows back by the loop's spare time: twice as high with the loop busy 40% of the interval, a quarter higher at 68%, not at all past 85%; one a standing queue set grows by 5%", () => {
+  const w = world(TARGET, () => 0.5);
+  for (let k = 1; k <= 16; k++) w.used(`c${k}`, 10);
+  const held = Array.from({ length: 20 }, (_, i) => w.shedder.admit(`c${(i % 16) + 1}`));
+  w.loop.busy = 1;
+  w.interval('event_loop', 1);
+  assert.is(w.shedder.stats().ceiling, 10, 'half the 20 in flight');
+  const grown = (busy: number, client = 'c1') => {
+    assert.ok(w.refusal(client) instanceof Overloaded, 'as many in flight as the ceiling');
+    w.loop.busy = busy;
+    w.interval('event_loop', 1);
+    return w.shedder.stats().ceiling;
+  };
+  assert.is(grown(0.4), 20, 'busy 40%: at most doubled');
+  assert.is(grown(0.68), 25, 'busy 68%: by 0.85 / 0.68');
+  for (let i = 0; i < 5; i++) held.push(w.shedder.admit(`c${(i % 16) + 1}`)); // 25 in flight
+  assert.is(grown(0.9), 25, 'busier than 85%: unchanged');
+  w.loop.busy = 0.5;
+  w.interval('fetches', TARGET + 1);
+  assert.is(w.shedder.stats().ceiling, 22, 'a standing queue: a tenth below the 25 in flight');
+  assert.is(grown(0.4, 'c9'), 23, 'set by a queue: up by 5% (one at least), whatever the loop (c9, outside the sixteenth of the load the fraction refuses)');
   for (const end of held) end();
 });
 
