@@ -97,9 +97,9 @@ const LIMIT_GROWTH = 0.05;
  * After an interval in which the event loop was never idle, the ceiling is half the most that were
  * in flight in it (or of itself), never below MIN_LIMIT_SATURATED, as TCP halves its window on a
  * loss. A tenth was too little: measured quiet, the control at 384 addresses on a machine that
- * finishes about 740 pages a second, the loop stayed saturated for the attack's first 8 s while the
+ * finishes 630 to 770 pages a second, the loop stayed saturated for the attack's first 8 s while the
  * ceiling came down by tenths from 54 to 5; the listener's queue was full (511) for 4 s, and the
- * connections it had held back reached the rate limit together, so that 4,800 to 7,100 of the
+ * connections it had held back reached the rate limit together, so that 2,300 to 7,100 of the
  * attackers' answers were 429s (a 10 s block each). Halved, it was saturated 2 s and none were.
  */
 const LIMIT_BACKOFF_SATURATED = 0.5;
