@@ -35,9 +35,10 @@
 // flight, a concurrency limit as Netflix's concurrency-limits adapt one: a tenth below what was in
 // flight in that interval after a queue stood, half after the loop was never idle, and lower with
 // each further such interval; higher after each clear interval in which it refused a page (by the
-// loop's spare time when the loop set it); lifted after 3 s clear in which it refused none. While the pages in flight reach it, a page
-// of any client but the lightest 5% of the load (the same ranking) is refused, whatever the
-// fraction: what the instance works on is bounded at once, and refusals end as soon as pages do.
+// loop's spare time when the loop set it); lifted after 3 s clear in which it refused none. While
+// the pages in flight reach it, a page of any client but the lightest 5% of the load (the same
+// ranking) is refused, whatever the fraction: what the instance works on is bounded at once, and
+// refusals end as soon as pages do.
 
 import { performance } from 'node:perf_hooks';
 import { Overloaded } from '../errors.js';
@@ -98,17 +99,18 @@ const LIMIT_GROWTH = 0.05;
  * in flight in it (or of itself), never below MIN_LIMIT_SATURATED, as TCP halves its window on a
  * loss. A tenth was too little: measured quiet, the control at 384 addresses on a machine that
  * finishes 630 to 770 pages a second, the loop stayed saturated for the attack's first 8 s while the
- * ceiling came down by tenths from 54 to 5; the listener's queue was full (511) for 4 s, and the
- * connections it had held back reached the rate limit together, so that 2,300 to 7,100 of the
- * attackers' answers were 429s (a 10 s block each). Halved, it was saturated 2 s and none were.
+ * ceiling came down by tenths from 54 to 5; the listener's queue held 400 to 512 of 511 for 4 s,
+ * and the connections it had held back reached the rate limit together, so that 2,300 to 7,100 of
+ * the attackers' answers were 429s (a 10 s block each). Halved, it was saturated 2 s and none were.
  */
 const LIMIT_BACKOFF_SATURATED = 0.5;
 /**
  * A ceiling the saturated loop set grows, after each clear interval in which it refused a page,
  * by the loop's spare time: by LOOP_BUSY_TARGET / busy, a gradient as in Netflix's concurrency
  * limits (there the ratio of round trips, here of the loop's utilization), at most doubling, and
- * not at all while the loop is busier than the target. Grown by 5% an interval, it took 10 s to
- * climb back from 5 to 16 while the loop was idle half the time and 200 pages a second were refused.
+ * not at all while the loop is busier than the target. Grown by 5% an interval, it took 8 s to
+ * climb back from 5 to 16 while the loop was busy 33 to 88% of the time and up to 250 pages a second
+ * were refused.
  */
 const LOOP_BUSY_TARGET = 0.85;
 const LIMIT_GROWTH_MAX = 2;
