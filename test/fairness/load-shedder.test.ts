@@ -180,6 +180,40 @@ test('attackers refused for a while, still asking as often, stay heavier than a 
   assert.ok(attackers.filter((a) => w.refusal(a) instanceof Overloaded).length >= 30);
 });
 
+/**
+ * 32 attackers ask a page every 556 ms and a bystander one every 2 s, for 10 s; then the rate limit
+ * blocks the attackers for 10 s while they go on asking (`noted`: the shedder hears of each ask it
+ * refused) and the queues stand from its 6th s on. Returns how long the bystander was among the
+ * clients refused, and the attackers' and the bystander's weights at the block's end.
+ */
+function blockedAttack(noted: boolean) {
+  const w = world(TARGET, () => 0);
+  const attackers = Array.from({ length: 32 }, (_, k) => `attacker${k}`);
+  let marked = 0;
+  for (let t = 0; t < 20_000; t += 50) {
+    w.clock.t += 50;
+    const blocked = t >= 10_000;
+    w.shedder.observe('fetches', t >= 16_000 ? 300 : 0);
+    attackers.forEach((a, k) => {
+      if (Math.floor((t + k * 17) / 556) === Math.floor((t + k * 17 - 50) / 556)) return;
+      if (!blocked) w.shedder.admit(a)();
+      else if (noted) w.shedder.limited(a);
+    });
+    if (t % 2_000 === 0) w.refusal('bystander');
+    if (w.shedder.isRefusing('bystander')) marked++;
+  }
+  return { marked, attackers: Math.min(...attackers.map((a) => w.ledger.slots(a))), bystander: w.ledger.slots('bystander') };
+}
+
+test('attackers the rate limit blocks, still asking as often, stay heavier than a bystander: their refused asks count, or a bystander is refused for them', () => {
+  const noted = blockedAttack(true);
+  assert.ok(noted.attackers > 2 * noted.bystander, `the lightest attacker ${noted.attackers}, the bystander ${noted.bystander}`);
+  assert.is(noted.marked, 0, `the bystander was among the clients refused for ${noted.marked * 50} ms`);
+  const unheard = blockedAttack(false);
+  assert.ok(unheard.attackers < unheard.bystander / 4, `unheard, the lightest attacker ${unheard.attackers}, the bystander ${unheard.bystander}`);
+  assert.ok(unheard.marked > 0, 'unheard, blocked attackers weigh less than the bystander, and it is refused with the heaviest');
+});
+
 test("an attack's first second: clients that began asking at the rate limit's pace a moment ago weigh more than a steady bystander with a page in flight", () => {
   const w = world(TARGET, () => 0);
   // A minute of one page every 2 s, each scanned in 3 ms.
