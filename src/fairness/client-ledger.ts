@@ -1,10 +1,11 @@
 // What each client's recent requests cost the instance beyond the slots they hold: CPU time of
 // their pages (the head scan), charged after the fact by whoever measured it, and, past capacity,
-// how often it asks (admitted or refused: fairness/load-shedder.ts notes each ask). The fair
-// schedulers (fairness/fair-queue.ts) count both as slots held, so a client whose pages are costly,
-// or who asks far more than others, gets fewer slots and is served after the others, until it
-// decays away. Asks count refused pages too: a client refused for a while still asks as often, and
-// must not come back lighter than a bystander who asks a page now and then.
+// how often it asks (admitted or refused, by the shedder or the rate limit:
+// fairness/load-shedder.ts notes each ask). The fair schedulers (fairness/fair-queue.ts) count both
+// as slots held, so a client whose pages are costly, or who asks far more than others, gets fewer
+// slots and is served after the others, until it decays away. Asks count refused pages too: a
+// client refused for a while still asks as often, and must not come back lighter than a bystander
+// who asks a page now and then.
 //
 // Recent, not total: a cost halves every COST_HALF_LIFE_MS (asks every ASK_HALF_LIFE_MS), so a client that stops sending costly pages
 // is an ordinary client again within a minute, and a cost from last hour weighs nothing. A client
