@@ -11,7 +11,7 @@ import { cors } from './api/cors.js';
 import { assetOperations } from './api/asset-routes.js';
 import { errorBoundary } from './api/error-boundary.js';
 import { createHandlers, type ImageProxy } from './api/handlers.js';
-import { identifyClient, rateLimit, type ClientState } from './api/rate-limit.js';
+import { identifyClient, rateLimit } from './api/rate-limit.js';
 import { clientConcurrency } from './api/client-concurrency.js';
 import { clientPace } from './api/client-pace.js';
 import { cachedAnswers } from './api/cached-answer.js';
@@ -99,10 +99,10 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     }),
     assetOperations(config),
     {
-      rateLimit: rateLimit(limiter, (ctx) => {
+      rateLimit: rateLimit(limiter, (ctx, client) => {
         metrics.rateLimited.inc({ route: routeOf(ctx).label });
         // A client blocked still asks: it weighs as much as ever when the shedder ranks clients.
-        engine.shedder?.limited((ctx.state as ClientState).client!.key);
+        engine.shedder?.limited(client.key);
       }),
       cachedAnswer: cachedAnswers(responses, () => hits.inc()),
     },

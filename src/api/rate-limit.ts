@@ -49,9 +49,9 @@ export interface ClientState {
 /**
  * Counts a request of the client identifyClient named, stored answers included (they come after
  * it in their chain). A request its /64 allows is counted in its /48 too; the headers are those of
- * the budget that decided (the /48's when it refuses). `onLimited` hears the refused route's label.
+ * the budget that decided (the /48's when it refuses). `onLimited` hears each refusal, with its client.
  */
-export function rateLimit(stores: RateLimitStores | null, onLimited: (ctx: ParameterizedContext) => void = () => {}) {
+export function rateLimit(stores: RateLimitStores | null, onLimited: (ctx: ParameterizedContext, client: Client) => void = () => {}) {
   return async function rateLimit(ctx: ParameterizedContext<ClientState>, next: Next): Promise<void> {
     if (stores === null) return next();
     // identifyClient runs before every route's chain (src/app.ts).
@@ -63,7 +63,7 @@ export function rateLimit(stores: RateLimitStores | null, onLimited: (ctx: Param
     }
     setHeaders(ctx.res, rateLimitHeaders(decision));
     if (!decision.allowed) {
-      onLimited(ctx);
+      onLimited(ctx, client);
       throw new RateLimited(decision.retryAfterSeconds);
     }
     return next();

@@ -407,7 +407,7 @@ export class LoadShedder {
       this.looseIntervals = 0;
     } else if (this.limit < Infinity) {
       if (this.gateRefusals > 0) {
-        const growth = this.limitByLoop ? Math.min(LIMIT_GROWTH_MAX, LOOP_BUSY_TARGET / Math.max(busy, 0.01)) : 1 + LIMIT_GROWTH;
+        const growth = this.limitByLoop ? Math.min(LIMIT_GROWTH_MAX, LOOP_BUSY_TARGET / busy) : 1 + LIMIT_GROWTH;
         if (growth > 1) this.limit = Math.max(this.limit + 1, Math.round(this.limit * growth));
         this.looseIntervals = 0;
       } else this.looseIntervals++;
