@@ -138,7 +138,7 @@ export function details(runs: AttackRun[]): string[] {
     const count = (phase: string, kind: Sample['kind']) => pick([run], phase, kind).length;
     return (
       `- ${CLASS_LABEL[run.attack]}, ${run.size} addresses: bystander samples baseline ${count('baseline', 'uncached')} uncached + ${count('baseline', 'cached')} cached, ` +
-      `attack ${count('attack', 'uncached')} + ${count('attack', 'cached')}${notAnswered(run)}, slowest ${ms(slowest?.ms ?? 0)}${slowest?.serverTiming ? ` (Server-Timing: ${slowest.serverTiming})` : ''}${slowest?.serviceMs === undefined ? '' : ` (LinkPeek's log: ${ms(slowest.serviceMs)})`}; ${outsideHandler(run)}; this run's own baseline uncached p50 ${ms(median(pick([run], 'baseline', 'uncached').map(latency)))}; ` +
+      `attack ${count('attack', 'uncached')} + ${count('attack', 'cached')}${notAnswered(run)}, slowest ${ms(slowest?.ms ?? 0)}${slowest?.serverTiming ? ` (Server-Timing: ${slowest.serverTiming})` : ''}${slowest?.serviceMs === undefined ? '' : ` (LinkPeek's log: ${ms(slowest.serviceMs)})`}; ${outsideHandler(run)}; ${steps(run)}; this run's own baseline uncached p50 ${ms(median(pick([run], 'baseline', 'uncached').map(latency)))}; ` +
       `attackers sent ${run.attackerSent} (${statuses}); LinkPeek CPU ${run.cpuPerSecond.baseline.toFixed(2)} s/s alone, ${run.cpuPerSecond.attack.toFixed(2)} s/s under attack, peak RSS ${run.peakRssMb.toFixed(0)} MB; ` +
       `/healthz during the attack: ${inAttack.filter((h) => h.status === 'degraded').length} degraded, ${inAttack.filter((h) => h.status === 'no answer').length} unanswered of ${inAttack.length} polls, ` +
       `event-loop delay p99 up to ${ms(Math.max(0, ...inAttack.map((h) => h.loopP99).filter(Number.isFinite)))}, max ${ms(Math.max(0, ...inAttack.map((h) => h.loopMax).filter(Number.isFinite)))}, in flight up to ${Math.max(0, ...inAttack.map((h) => h.inFlight).filter(Number.isFinite))}, queued up to ${Math.max(0, ...inAttack.map((h) => h.queued).filter(Number.isFinite))}; ` +
@@ -171,6 +171,22 @@ function outsideHandler(run: AttackRun): string {
     `(the bench's own event-loop delay p99/max: ${ms(baseline.p99)}/${ms(baseline.max)} alone, ${ms(attack.p99)}/${ms(attack.max)} under attack` +
     `${attackers ? `; the attackers' processes', the latest, ${ms(attackers.p99)}/${ms(attackers.max)}` : ''})`
   );
+}
+
+/**
+ * Where the bystander's uncached answers spent their time in LinkPeek, from their Server-Timing:
+ * each step's p50 alone and under attack (each step's own median: they need not come from one answer).
+ */
+function steps(run: AttackRun): string {
+  const p50Of = (phase: string, step: string) => {
+    const durs = pick([run], phase, 'uncached').flatMap((s) => {
+      const dur = s.status === 200 ? new RegExp(`(?:^|, )${step};dur=([\\d.]+)`).exec(s.serverTiming ?? '')?.[1] : undefined;
+      return dur === undefined ? [] : [Number(dur)];
+    });
+    return durs.length === 0 ? 'n/a' : ms(median(durs));
+  };
+  const each = ['fetch', 'scan', 'enrich'].map((step) => `${step} ${p50Of('baseline', step)} → ${p50Of('attack', step)}`);
+  return `uncached answers' steps (Server-Timing), p50 alone → under attack: ${each.join(', ')}`;
 }
 
 /** How many polls each `degraded_by` rule held in, most first ("none" when none did). */
