@@ -7,22 +7,22 @@
 
 import type { Next, ParameterizedContext } from 'koa';
 import { RateLimited } from '../errors.js';
-import type { ProxyTrust } from '../trusted-proxies.js';
-import { requestClient } from './client-ip.js';
+import type { ClientState } from './rate-limit.js';
 
 /** A request over the cap is told to come back in a second: requests in flight end quickly or stream. */
 const RETRY_AFTER_SECONDS = 1;
 
-export function clientConcurrency(limit: number, trust: ProxyTrust, onRefused: () => void = () => {}) {
+export function clientConcurrency(limit: number, onRefused: () => void = () => {}) {
   const inFlight = new Map<string, number>();
   const release = (key: string) => {
     const left = inFlight.get(key)! - 1;
     if (left === 0) inFlight.delete(key);
     else inFlight.set(key, left);
   };
-  return async function clientConcurrency(ctx: ParameterizedContext, next: Next): Promise<void> {
+  return async function clientConcurrency(ctx: ParameterizedContext<ClientState>, next: Next): Promise<void> {
     if (limit === 0) return next();
-    const { key } = requestClient(ctx.req, trust);
+    // identifyClient runs before it (src/app.ts).
+    const { key } = ctx.state.client!;
     const held = inFlight.get(key) ?? 0;
     if (held >= limit) {
       onRefused();

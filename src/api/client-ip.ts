@@ -40,23 +40,8 @@ export function forwardedAddress(entry: string): string | null {
   return net.isIP(address) === 0 ? null : address;
 }
 
-/**
- * Each request's client, once: the pace, the concurrency and the rate limit's middlewares all ask.
- * Measured in process (bench/refusal-cost.ts), clients behind a proxy named by IPv6 addresses, a
- * fifth of each 429's CPU went to parsing the same X-Forwarded-For address (ipaddr.js) three times.
- */
-const byRequest = new WeakMap<IncomingMessage, { trust: ProxyTrust; client: Client }>();
-
 /** The client of a request: its canonical address and the keys its budgets are counted under. */
 export function requestClient(req: IncomingMessage, trust: ProxyTrust): Client {
-  const known = byRequest.get(req);
-  if (known?.trust === trust) return known.client;
-  const client = forwardedClient(req, trust);
-  byRequest.set(req, { trust, client });
-  return client;
-}
-
-function forwardedClient(req: IncomingMessage, trust: ProxyTrust): Client {
   const peer = socketClient(req.socket);
   if (!trust.enabled || !trust.trusts(peer.ip)) return peer;
   const header = req.headers['x-forwarded-for'];

@@ -14,8 +14,7 @@
 import type { Next, ParameterizedContext } from 'koa';
 import type { Config } from '../config.js';
 import { RateLimited } from '../errors.js';
-import type { ProxyTrust } from '../trusted-proxies.js';
-import { requestClient } from './client-ip.js';
+import type { ClientState } from './rate-limit.js';
 
 export interface PaceClock {
   /** Milliseconds, monotonic. */
@@ -89,15 +88,15 @@ export class ClientPace {
 /** A request's turn is never more than this far away: past it, 429. */
 const MAX_WAIT_MS = 2000;
 
-/** The Koa middleware: holds each request until its client's turn (src/app.ts mounts it before the other per-client checks). */
-export function clientPace(config: Pick<Config, 'clientRequestsPerSecond' | 'clientRequestBurst'>, trust: ProxyTrust, clock?: PaceClock) {
+/** The Koa middleware: holds each request until its client's turn (src/app.ts mounts it after identifyClient, before the other per-client checks). */
+export function clientPace(config: Pick<Config, 'clientRequestsPerSecond' | 'clientRequestBurst'>, clock?: PaceClock) {
   const pace =
     config.clientRequestsPerSecond > 0
       ? new ClientPace({ perSecond: config.clientRequestsPerSecond, burst: config.clientRequestBurst, maxWaitMs: MAX_WAIT_MS, clock })
       : null;
-  return async function clientPace(ctx: ParameterizedContext, next: Next): Promise<void> {
+  return async function clientPace(ctx: ParameterizedContext<ClientState>, next: Next): Promise<void> {
     if (pace === null) return next();
-    await pace.turn(requestClient(ctx.req, trust).key);
+    await pace.turn(ctx.state.client!.key);
     // The client went away while it waited: nothing is done for it.
     if (ctx.req.socket.destroyed) return;
     return next();
