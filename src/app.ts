@@ -18,6 +18,7 @@ import { cachedAnswers } from './api/cached-answer.js';
 import { requestLog, requestLogger } from './api/request-log.js';
 import { createRouter, type Router } from './api/router.js';
 import { routeOf } from './api/route.js';
+import { shedDoor } from './api/shed-door.js';
 import { showcaseLocation } from './api/showcase-location.js';
 import { createEngine, type EngineDeps } from './engine/engine.js';
 import { HealthMonitor } from './health.js';
@@ -99,6 +100,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
     }),
     assetOperations(config),
     {
+      shedDoor: shedDoor(engine.shedder),
       rateLimit: rateLimit(limiter, (ctx, client) => {
         metrics.rateLimited.inc({ route: routeOf(ctx).label });
         // A client blocked still asks: it weighs as much as ever when the shedder ranks clients.
@@ -134,7 +136,7 @@ export async function createApp(config: Config, deps: AppDeps = {}): Promise<App
   koa.use(identifyClient(trust));
   koa.use(clientPace(config));
   koa.use(clientConcurrency(config.maxRequestsInFlightPerClient));
-  // The matched operation's chain: rate limit, cached answer, validation, handler, as declared.
+  // The matched operation's chain: the door past capacity, rate limit, cached answer, validation, handler, as declared.
   koa.use(router.run);
 
   // The scan threads started with the engine, beside the rest of the set-up above; the service

@@ -15,7 +15,7 @@ export interface Route {
   readonly label: string;
   /** The shape of its error bodies (docs/SPEC.md "Errors"). */
   readonly surface: ErrorSurface;
-  /** What answers it, in order: rate limit, cached answer, validation, handler, as the table declares. */
+  /** What answers it, in order: the door past capacity, rate limit, cached answer, validation, handler, as the table declares. */
   readonly steps: Step[];
 }
 

@@ -49,6 +49,8 @@ export interface RouterOptions {
 
 /** The steps the table puts in chains, made by src/app.ts from the app's stores. */
 export interface RouteSteps {
+  /** Refuses, past capacity, a request of a client the instance is refusing, before it is counted (api/shed-door.ts). */
+  shedDoor: Step;
   /** Counts the request in its client's budget (api/rate-limit.ts). */
   rateLimit: Step;
   /** Answers a stored answer (api/cached-answer.ts). */
@@ -109,16 +111,16 @@ export async function createRouter(operations: Operations, assets: AssetOperatio
     (handler: KoaHandler): Step =>
     (ctx) =>
       handler(ctx.state.api as ApiContext, ctx);
-  const { rateLimit, cachedAnswer } = stepsOf;
+  const { shedDoor, rateLimit, cachedAnswer } = stepsOf;
 
   // The table. HEAD is answered like GET (Koa drops the body); OPTIONS is answered by the CORS
   // middleware before any chain runs.
   const table: Record<string, Chain> = {
     getMetadata: {
-      guards: [rateLimit, refuseFetchLoops],
+      guards: [shedDoor, rateLimit, refuseFetchLoops],
       steps: [cachedAnswer, validated({ withoutUrl: options.showcaseLocation }), handle(operations.getMetadata)],
     },
-    proxyImage: { surface: 'proxy', guards: [rateLimit, refuseFetchLoops], steps: [validated(), handle(operations.proxyImage)] },
+    proxyImage: { surface: 'proxy', guards: [shedDoor, rateLimit, refuseFetchLoops], steps: [validated(), handle(operations.proxyImage)] },
     getOpenApiDocument: { steps: [validated(), handle(operations.getOpenApiDocument)] },
     getHealth: { steps: [validated(), handle(operations.getHealth)] },
     // With METRICS_PORT, metrics are served only on that listener (src/metrics-server.ts); on the

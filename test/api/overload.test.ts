@@ -32,21 +32,24 @@ overload.after.each(async ({ up }) => {
   await up.close();
 });
 
+const RATE_LIMIT = 1000;
 const ENV = {
   SHED_TARGET_MS: '50',
   MAX_CONCURRENT_FETCHES: '1',
   MAX_FETCHES_PER_CLIENT: '0',
-  RATE_LIMIT_MAX: '0',
+  // High enough never to refuse here: what is counted shows in X-RateLimit-Remaining.
+  RATE_LIMIT_MAX: String(RATE_LIMIT),
   PROBE_IMAGES: 'false',
 };
 
-overload('a client asking more than the instance finishes is refused at once, heaviest first; a client with nothing in flight is answered', async ({ up }) => {
+overload('a client asking more than the instance finishes is refused at once and uncounted, heaviest first; an idle one is answered', async ({ up }) => {
   const svc = await startService(ENV);
   try {
     const page = (n: number) => `/v1/metadata?${new URLSearchParams({ url: up.url(`/slow?${n}`).href })}`;
     const heavy = (n: number) => svc.request(page(n), { localAddress: '127.0.0.71' });
     // The heavy client: a new page every 40 ms for 2.8 s, far more than one slot finishes.
     const answers: Array<Promise<{ status: number; headers: Headers; json: any; ms: number }>> = [];
+    const images: Array<{ status: number; headers: Headers }> = [];
     for (let n = 0; n < 70; n++) {
       const started = performance.now();
       answers.push(heavy(n).then((res) => ({ ...res, ms: performance.now() - started })));
@@ -66,6 +69,7 @@ overload('a client asking more than the instance finishes is refused at once, he
         let refusedImage: { status: number; json: any } | undefined;
         for (let i = 0; i < 200 && refusedImage === undefined; i++) {
           const image = await svc.request(`/v1/cors-proxy?${new URLSearchParams({ url: up.url(`/img.png?${i}`).href })}`, { localAddress: '127.0.0.71' });
+          images.push(image);
           if (image.status === 503) refusedImage = image;
           else assert.is(image.status, 200);
         }
@@ -94,6 +98,12 @@ overload('a client asking more than the instance finishes is refused at once, he
       assert.ok(Number.isInteger(seconds) && seconds >= 1 && seconds <= 10, `Retry-After ${seconds}`);
       assert.equal(a.json, { code: 503, message: `The service is busy; retry in ${seconds === 1 ? 'a second' : `${seconds} seconds`}.` });
     }
+    // Refused at the door, before the rate limit counts them: those 503s carry no X-RateLimit-*,
+    // and the budget went down by the requests counted only (all within one window).
+    const counted = [...all, ...images].filter((a) => a.headers.get('x-ratelimit-limit') !== null);
+    const atDoor = refused.filter((a) => a.headers.get('x-ratelimit-limit') === null);
+    assert.ok(atDoor.length >= 10, `refused before being counted: ${atDoor.length} of ${refused.length}`);
+    assert.is(Math.min(...counted.map((a) => Number(a.headers.get('x-ratelimit-remaining')))), RATE_LIMIT - counted.length);
     // Once the heavy client has stopped, the queue drains and the instance stops refusing.
     await until(async () => (await svc.request('/healthz')).json.shedding.refusing === false, 'shedding to stop', 15_000);
   } finally {

@@ -44,6 +44,9 @@ test('haproxy.cfg in front of three instances: exactly 20 of 30 through the bala
       },
       stdio: 'ignore',
     });
+    // Each instance counts in Redis only once it has found it there: one that has not yet (a
+    // heartbeat late on a loaded machine) decides alone, as a fleet of one, and grants the whole limit.
+    for (const svc of instances) await until(async () => (await svc.request('/healthz')).json.redis === 'ok', 'each instance to find Redis');
     const base = `http://127.0.0.1:${port}`;
     await until(async () => (await checkedRequest(`${base}/healthz`).catch(() => ({ status: 0 }))).status === 200, 'the balancer answering');
     const statuses: number[] = [];

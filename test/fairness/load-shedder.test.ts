@@ -69,6 +69,36 @@ test('heaviest first: a standing queue refuses the client using most, and never 
   assert.is(w.refusal(null), null, "the service's own work");
 });
 
+test('the door, before the rate limit counts a request: refuses what admit would, notes the refused ask, and takes nothing in flight for one it lets through', () => {
+  const w = world(TARGET, () => 0);
+  for (let k = 1; k <= 15; k++) w.used(`c${k}`, 2);
+  w.used('hog', 100);
+  w.interval('fetches', TARGET + 1);
+  const door = (client: string): Overloaded | null => {
+    try {
+      w.shedder.refuseAtDoor(client);
+      return null;
+    } catch (err) {
+      if (err instanceof Overloaded) return err;
+      throw err;
+    }
+  };
+  const hog = w.ledger.slots('hog');
+  const before = w.shedder.stats();
+  const refused = door('hog');
+  assert.ok(refused instanceof Overloaded, 'the heaviest is refused at the door');
+  assert.ok(w.ledger.slots('hog') > hog, 'its refused ask weighs, as one admit refused does');
+  assert.ok(w.shedder.stats().refusedPerSecond > before.refusedPerSecond, 'and is counted a refusal');
+  const light = w.ledger.slots('c1');
+  assert.is(door('c1'), null, 'a lighter client goes on');
+  assert.is(door('bystander'), null);
+  assert.is(w.ledger.slots('c1'), light, 'an ask let through is noted once, where its page is admitted');
+  assert.is(w.shedder.stats().admittedPerSecond, before.admittedPerSecond, 'nothing admitted at the door');
+  // Pages are admitted or refused as before.
+  assert.is(w.refusal('c1'), null);
+  assert.ok(w.refusal('hog') instanceof Overloaded);
+});
+
 test('a queue at its target is not standing: only past it', () => {
   const w = world();
   w.used('A', 50);
