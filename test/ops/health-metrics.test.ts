@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LAGGING_P99_MS } from '../../src/health-rules.js';
 import { startService } from '../helpers/service.js';
-import { respond, startUpstream } from '../helpers/upstream.js';
+import { respond, startUpstream, type Route } from '../helpers/upstream.js';
 import { testRedisUrl } from '../helpers/redis.js';
 
 test('/healthz says ok with no Redis configured, and is never cached', async () => {
@@ -47,9 +47,20 @@ test('/healthz says ok when Redis answers', async () => {
 });
 
 test('pages of four clients at once on a one-thread scan pool: some wait for the thread, and /healthz still says ok (a full pool is not clients slowed)', async () => {
-  // A page whose scan takes a while (about 1 MB of markup), so that the four scans overlap.
-  const page = `<html><head><title>Busy</title></head><body>${'<p><b>x</b></p>'.repeat(64 * 1024)}</body></html>`;
-  const up = await startUpstream({ routes: { '*': respond(200, page, { 'content-type': 'text/html' }) } });
+  // The four pages are answered together, once all four were asked, so that their scans overlap
+  // however the requests were spread; each head takes a while to scan (only the head is scanned).
+  const page = `<html><head><title>Busy</title>${'<meta name="n" content="c">'.repeat(1000)}</head><body></body></html>`;
+  const pages = [2, 3, 4, 5].map((n) => `/page-${n}`);
+  let release: () => void;
+  const allAsked = new Promise<void>((resolve) => (release = resolve));
+  let asked = 0;
+  const together: Route = async (_req, res) => {
+    if (++asked === pages.length) release();
+    await allAsked;
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(page);
+  };
+  const up = await startUpstream({ routes: Object.fromEntries(pages.map((path) => [path, together])) });
   const svc = await startService({ SCAN_WORKERS: '1', RATE_LIMIT_MAX: '0', PROBE_IMAGES: 'false' });
   try {
     const answers = await Promise.all(
