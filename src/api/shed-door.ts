@@ -5,14 +5,11 @@
 // to refuse and goes on.
 
 import type { Context, Next } from 'koa';
+import type { LoadShedder } from '../fairness/load-shedder.js';
 import type { ClientState } from './rate-limit.js';
 import { routeOf } from './route.js';
 
-export interface Door {
-  refuseAtDoor(client: string): void;
-}
-
-export function shedDoor(shedder: Door | null) {
+export function shedDoor(shedder: Pick<LoadShedder, 'refuseAtDoor'> | null) {
   return function shedDoor(ctx: Context, next: Next): Promise<void> {
     // identifyClient runs before every route's chain (src/app.ts).
     if (shedder !== null && routeOf(ctx).operation !== null) shedder.refuseAtDoor((ctx.state as ClientState).client!.key);
