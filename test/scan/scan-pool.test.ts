@@ -105,8 +105,9 @@ pool('a scan is charged its time on the thread, not the time its answer waited f
   // below what the ledger keeps (0.5 ms) on a fast one.
   const scanned = pool.scan(page(`<html><head><title>Longer</title>${'<meta name="n" content="c">'.repeat(20_000)}</head><body>`), 'client-a', never());
   await new Promise((resolve) => setImmediate(resolve)); // the task is posted to a thread
-  const busyUntil = performance.now() + 600;
-  while (performance.now() < busyUntil); // the thread answers while this loop cannot read it
+  // The thread answers while this loop cannot read it: blocked, not spinning, so that the thread
+  // has a core (a spinning loop starved it on a loaded 2-core machine: 414 ms charged).
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600);
   await scanned;
   const charged = ledger.decayed('client-a');
   assert.ok(charged > 0 && charged < 300, `${charged} ms charged`);
